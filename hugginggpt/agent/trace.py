@@ -1,0 +1,149 @@
+"""The JSON trace of one agent run: everything needed to explain its decisions afterwards.
+
+Written atomically (temporary file + rename), so a reader never sees half a trace, also when a run
+is cancelled. Secrets (API keys, tokens) are redacted before anything reaches disk.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.outputs import LLMResult
+
+_SECRET_PATTERNS = [
+    re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),  # OpenAI-style keys
+    re.compile(r"\bhf_[A-Za-z0-9]{8,}"),  # Hugging Face tokens
+    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"),
+]
+_SECRET_KEYS = re.compile(r"(?i)(api[_-]?key|token|secret|password|authorization)")
+
+
+def redact(value: Any) -> Any:
+    """Return ``value`` with secrets replaced by ``***`` (strings, and dict values under secret-like keys)."""
+    if isinstance(value, str):
+        for pattern in _SECRET_PATTERNS:
+            value = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + "***", value)
+        return value
+    if isinstance(value, dict):
+        return {
+            k: ("***" if isinstance(k, str) and _SECRET_KEYS.search(k) and v else redact(v))
+            for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [redact(v) for v in value]
+    return value
+
+
+def _jsonable(value: Any) -> Any:
+    """Best-effort conversion to JSON data (messages, paths, pydantic models, sets...)."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, Path):
+        return str(value)
+    if hasattr(value, "model_dump"):
+        return _jsonable(value.model_dump())
+    return repr(value)
+
+
+class Trace:
+    """Collects the record of one run and writes it as JSON to ``path``."""
+
+    def __init__(self, path: str | Path, **header: Any):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._started = time.perf_counter()
+        self.data: dict[str, Any] = {
+            "started_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            **header,
+            "llm_calls": [],
+            "events": [],
+            "timings": {},
+        }
+
+    def set(self, key: str, value: Any) -> None:
+        with self._lock:
+            self.data[key] = value
+
+    def event(self, name: str, **fields: Any) -> dict[str, Any]:
+        """Record a stage event (with the time since the run started) and return it."""
+        event = {"event": name, "t": round(time.perf_counter() - self._started, 6), **fields}
+        with self._lock:
+            self.data["events"].append(event)
+        return event
+
+    def add_llm_call(self, stage: str, prompt: Any, output: Any, usage: dict | None = None,
+                     seconds: float | None = None) -> None:
+        with self._lock:
+            self.data["llm_calls"].append(
+                {"stage": stage, "prompt": prompt, "output": output, "usage": usage or {}, "seconds": seconds}
+            )
+
+    def timing(self, stage: str, seconds: float) -> None:
+        with self._lock:
+            self.data["timings"][stage] = round(self.data["timings"].get(stage, 0.0) + seconds, 6)
+
+    def write(self) -> Path:
+        """Write the trace atomically and return its path."""
+        with self._lock:
+            self.data["elapsed_s"] = round(time.perf_counter() - self._started, 6)
+            payload = json.dumps(redact(_jsonable(self.data)), indent=2, ensure_ascii=False)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".trace-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(payload)
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return self.path
+
+
+class UsageCounter(BaseCallbackHandler):
+    """Counts LLM calls and tokens of a run through LangChain callbacks (works for any chat model)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.llm_calls = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self._seen: set[UUID] = set()
+
+    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+        prompt = completion = 0
+        for generations in response.generations:
+            for gen in generations:
+                usage = getattr(getattr(gen, "message", None), "usage_metadata", None) or {}
+                prompt += int(usage.get("input_tokens", 0) or 0)
+                completion += int(usage.get("output_tokens", 0) or 0)
+        if not (prompt or completion) and response.llm_output:
+            usage = response.llm_output.get("token_usage") or response.llm_output.get("usage") or {}
+            prompt = int(usage.get("prompt_tokens", 0) or 0)
+            completion = int(usage.get("completion_tokens", 0) or 0)
+        with self._lock:
+            if run_id in self._seen:
+                return
+            self._seen.add(run_id)
+            self.llm_calls += 1
+            self.prompt_tokens += prompt
+            self.completion_tokens += completion
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "llm_calls": self.llm_calls,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+        }

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# One setup command: installs hugginggpt with the embedded local LLM (llama.cpp), local task
+# models (transformers, CPU torch), the comparison harness and the test tools.
+# Run it inside a virtual environment of your choice (python3 -m venv .venv && . .venv/bin/activate).
+set -euo pipefail
+cd "$(dirname "$0")"
+PY="${PYTHON:-python3}"
+
+# torch first, pinned: an unpinned torch (or one pulled in by another package) brings gigabytes of
+# CUDA wheels. Set TORCH_SPEC to choose another build (e.g. "torch==2.13.0+cu128" with an index).
+"$PY" -m pip install ${PIP_ARGS:-} "${TORCH_SPEC:-torch==2.13.0}"
+
+# llama-cpp-python compiles llama.cpp from source (about 11 minutes on 2 cores); the multimodal
+# (LLaVA) part is not needed and is skipped to shorten the build.
+export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}"
+
+# constraints.txt pins the LangChain / Hugging Face set that resolves without minutes of backtracking.
+"$PY" -m pip install ${PIP_ARGS:-} -c constraints.txt -e ".[all,dev]"
+
+"$PY" -c "import hugginggpt, llama_cpp, transformers, langchain_core; print('hugginggpt setup ok')"
