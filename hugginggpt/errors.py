@@ -66,3 +66,15 @@ class PlanError(HuggingGPTError):
 
 class LLMError(HuggingGPTError):
     """The controller LLM is unreachable, misconfigured, or answered unusably."""
+
+
+class ConfigError(HuggingGPTError):
+    """A settings file or setting that cannot be used (bad TOML, unknown key, wrong value)."""
+
+
+class DatasetError(HuggingGPTError):
+    """A benchmark dataset or predictions file is missing or malformed."""
+
+
+class InvalidArgumentsError(TaskError):
+    """A tool was called with missing, unknown or ill-typed arguments (names each one)."""

@@ -35,7 +35,7 @@ def redact(value: Any) -> Any:
         return value
     if isinstance(value, dict):
         return {
-            k: ("***" if isinstance(k, str) and _SECRET_KEYS.search(k) and v else redact(v))
+            k: ("***" if isinstance(k, str) and _SECRET_KEYS.search(k) and isinstance(v, str) and v else redact(v))
             for k, v in value.items()
         }
     if isinstance(value, (list, tuple)):
@@ -114,6 +114,9 @@ class Trace:
 
 class UsageCounter(BaseCallbackHandler):
     """Counts LLM calls and tokens of a run through LangChain callbacks (works for any chat model)."""
+
+    # Called in the event loop's thread rather than a thread pool: it only adds numbers under a lock.
+    run_inline = True
 
     def __init__(self) -> None:
         self._lock = threading.Lock()

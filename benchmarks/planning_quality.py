@@ -1,0 +1,123 @@
+"""Planning quality of the global-plan agent on a slice of the TaskBench Hugging Face sample.
+
+Runs stage 1 only (``agent.aplan``) with a local GGUF controller, converts each plan to TaskBench's
+format (``hugginggpt.eval.mapping``) and scores it exactly as TaskBench's ``evaluate.py`` does
+(``hugginggpt.eval.scoring``). The agent sees the tasks that the domain's 23 tools map to, as
+TaskBench's own prompt does. Writes ``benchmarks/results/planning_quality-<label>.json``.
+
+    python benchmarks/planning_quality.py --model qwen2.5-coder-1.5b --start 0 --end 40 --label dev
+
+Slow on a CPU (5-20 s per request): keep slices small, and run one model at a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from hugginggpt.agent import GlobalPlanAgent  # noqa: E402
+from hugginggpt.eval.compare import placeholder_tools  # noqa: E402
+from hugginggpt.eval.mapping import TaskBenchMapping  # noqa: E402
+from hugginggpt.eval.scoring import METRICS, score  # noqa: E402
+from hugginggpt.eval.taskbench import load_taskbench  # noqa: E402
+from hugginggpt.llm import load_llm  # noqa: E402
+
+TASKBENCH = Path("/work/shared/taskbench")
+FETCH_GGUF = Path("/work/shared/models/fetch-gguf")
+GROUPS = ["overall_overall", "single_overall", "chain_overall", "dag_overall"]
+
+
+def gguf_path(model: str) -> str:
+    """A .gguf path as given, or the cached file the shared ``fetch-gguf`` script prints last."""
+    if model.endswith(".gguf"):
+        return model
+    out = subprocess.run([str(FETCH_GGUF), model], capture_output=True, text=True, check=True).stdout
+    return out.strip().splitlines()[-1]
+
+
+async def plan_slice(agent: GlobalPlanAgent, samples: list[Any], mapping: TaskBenchMapping) -> list[dict[str, Any]]:
+    rows = []
+    for n, sample in enumerate(samples, 1):
+        started = time.perf_counter()
+        error = None
+        plan: list[dict[str, Any]] = []
+        usage: dict[str, int] = {}
+        repairs: list[dict[str, Any]] = []
+        raw: list[str] = []
+        try:
+            result = await agent.aplan(sample.request)
+            plan, usage, repairs, raw = result.plan.as_list(), result.usage, result.repairs, result.raw_outputs
+        except Exception as exc:  # a failed request scores as an empty plan, and is counted
+            error = f"{type(exc).__name__}: {exc}"
+        row = mapping.plan_to_prediction(sample.id, plan)
+        row["harness"] = {"type": sample.type, "seconds": round(time.perf_counter() - started, 3), "error": error,
+                          "usage": usage, "plan": plan, "repairs": repairs, "raw": raw,
+                          "gold": [n["task"] for n in sample.nodes]}
+        rows.append(row)
+        predicted = [node["task"] for node in row["result"]["task_nodes"]]
+        print(f"[{n}/{len(samples)}] {sample.id} {row['harness']['seconds']:.1f}s gold={row['harness']['gold']} "
+              f"pred={predicted}{' ERROR ' + error if error else ''}", flush=True)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="fetch-gguf name or a .gguf path")
+    parser.add_argument("--start", type=int, default=0)
+    parser.add_argument("--end", type=int, default=40)
+    parser.add_argument("--label", default="dev")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--n-ctx", type=int, default=4096)
+    parser.add_argument("--temperature", type=float, default=0.2)
+    parser.add_argument("--data", default=str(TASKBENCH))
+    args = parser.parse_args(argv)
+
+    dataset = load_taskbench(args.data)
+    mapping = TaskBenchMapping(dataset.tools)
+    tasks = [mapping.to_task(tool) for tool in dataset.tools if mapping.to_task(tool)]
+    samples = dataset.samples[args.start:args.end]
+    llm = load_llm("gguf:" + gguf_path(args.model), temperature=args.temperature, n_threads=args.threads,
+                   n_ctx=args.n_ctx)
+    with tempfile.TemporaryDirectory() as tmp:
+        agent = GlobalPlanAgent(llm, tools=placeholder_tools(tasks, root=tmp), workspace_root=tmp)
+        started = time.perf_counter()
+        rows = asyncio.run(plan_slice(agent, samples, mapping))
+        elapsed = time.perf_counter() - started
+
+    predictions = {row["id"]: row for row in rows}
+    labels = [r for r in dataset.records if r["id"] in predictions]
+    scores = score(labels, predictions, list(dataset.tools.values()), groups=GROUPS)
+    prompt_tokens = [r["harness"]["usage"].get("prompt_tokens", 0) for r in rows if r["harness"]["usage"]]
+    summary = {
+        "model": Path(gguf_path(args.model)).name,
+        "slice": [args.start, args.end],
+        "requests": len(rows),
+        "errors": sum(1 for r in rows if r["harness"]["error"]),
+        "mean_seconds": round(elapsed / max(len(rows), 1), 2),
+        "mean_prompt_tokens": round(sum(prompt_tokens) / max(len(prompt_tokens), 1), 1),
+        "scores": {g: {m: _round(getattr(s, m)) for m in METRICS} for g, s in scores.items()},
+    }
+    out = ROOT / "benchmarks" / "results" / f"planning_quality-{args.label}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({**summary, "rows": rows}, indent=1, ensure_ascii=False), encoding="utf-8")
+    print(json.dumps(summary, indent=1))
+    print(f"wrote {out}")
+    return summary
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,374 @@
+"""The task plan: pydantic models, and the validation that repairs what small LLMs get wrong.
+
+A plan is HuggingGPT's ``[{"task", "id", "dep", "args"}]``. ``<resource>-N`` in an argument stands
+for the output of task N. Validation never trusts the LLM's ``dep`` list: dependencies are rebuilt
+from the references the arguments actually use (as HuggingGPT does), and every change is recorded
+as ``{"task_id", "reason"}`` so a user (and the trace) can see why the plan differs from the answer.
+"""
+
+from __future__ import annotations
+
+import difflib
+import graphlib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from hugginggpt.errors import PlanError
+
+RESOURCE_REF = re.compile(r"<\s*(?:resource|node)\s*(?:>\s*-?\s*(\d+)|[-_]\s*(\d+)\s*>)", re.IGNORECASE)
+"""Accepted spellings of a reference: ``<resource>-N``, ``<resource-N>``, ``<resource>N``, ``<resource_N>``, ``<node-N>``."""
+
+CANONICAL_REF = re.compile(r"<resource>-(\d+)")
+
+
+@dataclass(frozen=True)
+class ArgInfo:
+    """One argument as the planner and scheduler see it (``kind`` decides what a reference yields)."""
+
+    name: str
+    kind: str = "text"
+    required: bool = False
+    items: str | None = None
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """A task the agent can run: a table task, or any LangChain tool described by its schema."""
+
+    name: str
+    description: str
+    args: tuple[ArgInfo, ...] = ()
+    in_table: bool = False
+    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def arg(self, name: str) -> ArgInfo | None:
+        return next((a for a in self.args if a.name == name), None)
+
+
+Repair = dict[str, Any]
+
+
+class PlanTask(BaseModel):
+    """One step of a plan."""
+
+    task: str
+    id: int
+    dep: list[int] = Field(default_factory=list)
+    args: dict[str, Any] = Field(default_factory=dict)
+
+    def references(self) -> set[int]:
+        """Ids of the tasks whose outputs this task's arguments use."""
+        return {int(n) for n in CANONICAL_REF.findall(_flatten_text(self.args))}
+
+
+class Plan(BaseModel):
+    """A validated plan: known tasks, unique ids, acyclic, ``dep`` equal to the references used."""
+
+    tasks: list[PlanTask] = Field(default_factory=list)
+
+    @property
+    def by_id(self) -> dict[int, PlanTask]:
+        return {t.id: t for t in self.tasks}
+
+    def edges(self) -> list[tuple[int, int]]:
+        """``(dependency, dependant)`` pairs."""
+        return [(d, t.id) for t in self.tasks for d in t.dep]
+
+    def topological_order(self) -> list[int]:
+        """Task ids so that each comes after its dependencies (plan order among equals)."""
+        position = {t.id: i for i, t in enumerate(self.tasks)}
+        sorter = graphlib.TopologicalSorter({t.id: set(t.dep) for t in self.tasks})
+        sorter.prepare()
+        order: list[int] = []
+        while sorter.is_active():
+            ready = sorted(sorter.get_ready(), key=position.__getitem__)
+            order.extend(ready)
+            sorter.done(*ready)
+        return order
+
+    def as_list(self) -> list[dict[str, Any]]:
+        return [t.model_dump() for t in self.tasks]
+
+
+def _flatten_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return " ".join(_flatten_text(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return " ".join(_flatten_text(v) for v in value)
+    return ""
+
+
+def canonical_refs(value: Any) -> Any:
+    """Rewrite every reference spelling in ``value`` (strings, lists, dicts) to ``<resource>-N``."""
+    if isinstance(value, str):
+        return RESOURCE_REF.sub(lambda m: f"<resource>-{m.group(1) or m.group(2)}", value)
+    if isinstance(value, dict):
+        return {k: canonical_refs(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [canonical_refs(v) for v in value]
+    return value
+
+
+def _replace_refs(value: Any, mapping: dict[int, int]) -> Any:
+    if isinstance(value, str):
+        return CANONICAL_REF.sub(lambda m: f"<resource>-{mapping.get(int(m.group(1)), int(m.group(1)))}", value)
+    if isinstance(value, dict):
+        return {k: _replace_refs(v, mapping) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace_refs(v, mapping) for v in value]
+    return value
+
+
+def _as_task_list(raw: Any) -> list[Any]:
+    if isinstance(raw, BaseModel):
+        raw = raw.model_dump()
+    if isinstance(raw, dict):
+        if "tasks" in raw:
+            raw = raw["tasks"]
+        elif "task" in raw:
+            raw = [raw]
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise PlanError(f"a plan must be a JSON array of tasks, got {type(raw).__name__}")
+    return raw
+
+
+def _as_int(value: Any) -> int | None:
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+class _Validator:
+    """One validation pass; collects repairs while it goes."""
+
+    def __init__(self, known: dict[str, TaskInfo]):
+        self.known = known
+        self.repairs: list[Repair] = []
+        self.rejected: set[int] = set()
+
+    def note(self, task_id: Any, reason: str) -> None:
+        self.repairs.append({"task_id": task_id, "reason": reason})
+
+    def run(self, raw: Any) -> Plan:
+        items = self.normalise(_as_task_list(raw))
+        items = [t for t in items if self.check_task_name(t) and self.check_args(t)]
+        items = [t for t in items if t.id not in self.rejected]
+        ids = {t.id for t in items} | self.rejected
+        for t in items:
+            missing = sorted(n for n in t.references() if n not in ids and n != t.id)
+            if t.id in t.references():
+                self.reject(t.id, f"task {t.id} ({t.task}) refers to its own output")
+            elif missing:
+                self.reject(t.id, f"task {t.id} ({t.task}) uses the output of task(s) {missing}, which do not exist")
+        self.reject_cycles([t for t in items if t.id not in self.rejected])
+        items = self.cascade(items)
+        for t in items:
+            self.rebuild_dep(t)
+        return Plan(tasks=items)
+
+    def reject(self, task_id: int, reason: str) -> None:
+        if task_id not in self.rejected:
+            self.rejected.add(task_id)
+            self.note(task_id, f"rejected: {reason}")
+
+    def normalise(self, raw_items: list[Any]) -> list[PlanTask]:
+        """Coerce each entry to a PlanTask with a unique int id; references follow renumbering."""
+        tasks: list[PlanTask] = []
+        latest: dict[int, int] = {}  # id as the LLM wrote it -> id now, for references made after it
+        used: set[int] = {i for i in (_as_int(x.get("id")) for x in raw_items if isinstance(x, dict)) if i is not None}
+        next_free = max(used, default=-1) + 1
+        seen: set[int] = set()
+        for position, item in enumerate(raw_items):
+            item = _with_standard_keys(item)
+            if not isinstance(item, dict) or not item.get("task"):
+                self.note(None, f"dropped entry {position}: not a task object with a 'task' name")
+                continue
+            args = item.get("args") or {}
+            if _is_name_value_list(args):
+                args = {a["name"]: a.get("value") for a in args}
+            written = _as_int(item.get("id"))
+            task_id = written
+            if task_id is None or task_id in seen:
+                task_id, next_free = next_free, next_free + 1
+                what = "missing id" if written is None else f"duplicate id {written}"
+                self.note(task_id, f"{what}: task {item['task']!r} renumbered to {task_id}")
+            if not isinstance(args, dict):
+                self.note(task_id, f"args must be an object of argument names, got {type(args).__name__}; ignored")
+                args = {}
+            args = _replace_refs(canonical_refs(args), latest)
+            if written is not None:
+                latest[written] = task_id
+            seen.add(task_id)
+            dep = [d for d in (_as_int(x) for x in _as_list(item.get("dep"))) if d is not None]
+            tasks.append(PlanTask(task=str(item["task"]).strip(), id=task_id, dep=dep, args=args))
+        return tasks
+
+    def check_task_name(self, t: PlanTask) -> bool:
+        if t.task in self.known:
+            return True
+        normalised = re.sub(r"[\s_]+", "-", t.task.strip().lower())
+        match = normalised if normalised in self.known else None
+        if match is None:
+            close = difflib.get_close_matches(normalised, list(self.known), n=1, cutoff=0.75)
+            match = close[0] if close else None
+        if match is None:
+            self.reject(t.id, f"unknown task {t.task!r}")
+            return False
+        self.note(t.id, f"unknown task {t.task!r} replaced by the closest known task {match!r}")
+        t.task = match
+        return True
+
+    def check_args(self, t: PlanTask) -> bool:
+        info = self.known[t.task]
+        if not info.args:  # a tool without a declared schema takes whatever it is given
+            return True
+        names = [a.name for a in info.args]
+        for name in list(t.args):
+            if name in names:
+                continue
+            free = [n for n in names if n not in t.args]
+            close = difflib.get_close_matches(name, free, n=1, cutoff=0.7)
+            if close:
+                t.args[close[0]] = t.args.pop(name)
+                self.note(t.id, f"argument {name!r} renamed to {close[0]!r} for task {t.task!r}")
+            else:
+                del t.args[name]
+                self.note(t.id, f"argument {name!r} dropped: {t.task!r} takes {names}")
+        for arg in info.args:
+            choices = info.choices.get(arg.name)
+            value = t.args.get(arg.name)
+            if choices and isinstance(value, str) and value not in choices and not CANONICAL_REF.search(value):
+                del t.args[arg.name]
+                self.note(t.id, f"argument {arg.name!r}={value!r} dropped: not one of {list(choices)}")
+        missing = [a.name for a in info.args if a.required and t.args.get(a.name) in (None, "", [])]
+        if missing:
+            self.reject(t.id, f"task {t.id} ({t.task}) is missing required argument(s) {missing}")
+            return False
+        return True
+
+    def reject_cycles(self, items: list[PlanTask]) -> None:
+        graph = {t.id: t.references() for t in items}
+        while True:
+            try:
+                graphlib.TopologicalSorter(graph).prepare()
+                return
+            except graphlib.CycleError as err:
+                cycle = sorted(set(err.args[1]))
+                for task_id in cycle:
+                    self.reject(task_id, f"tasks {cycle} depend on each other in a cycle")
+                    graph.pop(task_id, None)
+
+    def cascade(self, items: list[PlanTask]) -> list[PlanTask]:
+        """Reject every task that uses, directly or not, the output of a rejected task."""
+        changed = True
+        while changed:
+            changed = False
+            for t in items:
+                bad = sorted(t.references() & self.rejected)
+                if t.id not in self.rejected and bad:
+                    self.reject(t.id, f"task {t.id} ({t.task}) depends on rejected task(s) {bad}")
+                    changed = True
+        return [t for t in items if t.id not in self.rejected]
+
+    def rebuild_dep(self, t: PlanTask) -> None:
+        used = sorted(t.references())
+        stated = sorted({d for d in t.dep if d != -1})
+        if stated != used:
+            self.note(t.id, f"dep {stated} rebuilt as {used} from the <resource>-N references in its arguments")
+        t.dep = used
+
+
+_KEY_ALIASES = {"task": ("task", "tool", "name"), "args": ("args", "arguments", "parameters")}
+
+
+def _with_standard_keys(item: Any) -> Any:
+    """Accept the key names LLMs drift into (``tool``, ``arguments``...) for ``task`` and ``args``."""
+    if not isinstance(item, dict):
+        return item
+    item = dict(item)
+    for key, aliases in _KEY_ALIASES.items():
+        if key not in item:
+            found = next((a for a in aliases if a in item), None)
+            if found is not None:
+                item[key] = item.pop(found)
+    return item
+
+
+def _is_name_value_list(value: Any) -> bool:
+    """``[{"name": ..., "value": ...}]``, the argument list format of some tool-use datasets."""
+    return isinstance(value, list) and bool(value) and all(isinstance(a, dict) and "name" in a for a in value)
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, str):
+        return [v for v in re.split(r"[,\s]+", value) if v]
+    return [value]
+
+
+def validate_plan(raw: Any, known: dict[str, TaskInfo]) -> tuple[Plan, list[Repair]]:
+    """Validate and repair a parsed plan against the available tasks.
+
+    Returns the plan (only tasks that can run) and the repairs made. Raises ``PlanError`` only
+    when ``raw`` is not a plan at all (e.g. a number, or a list of strings is fine: entries dropped).
+    An empty plan is valid: it means the LLM answers directly.
+    """
+    validator = _Validator(known)
+    plan = validator.run(raw)
+    return plan, validator.repairs
+
+
+_MEDIA_NAMES = ("image", "audio", "video")
+
+
+def _kind_from_schema(name: str, prop: dict[str, Any]) -> str:
+    """Guess an argument's kind for a tool outside the task table (the Hub's names decide media)."""
+    for media in _MEDIA_NAMES:
+        if name == media or name.endswith(f"_{media}") or name.startswith(f"{media}_"):
+            return media
+    kind = prop.get("type")
+    if kind in ("number", "integer"):
+        return "number"
+    if kind == "array":
+        return "list"
+    return "text"
+
+
+def task_info_from_spec(spec: Any) -> TaskInfo:
+    """A table ``TaskSpec`` as the agent sees it."""
+    args = tuple(ArgInfo(a.name, a.kind, a.required, a.items) for a in spec.args)
+    choices = {a.name: tuple(a.choices) for a in spec.args if a.choices}
+    return TaskInfo(spec.name, spec.description, args, in_table=True, choices=choices)
+
+
+def task_info_from_tool(tool: Any) -> TaskInfo:
+    """Any LangChain tool as a task: its name, description and argument schema."""
+    schema = tool.args_schema
+    if schema is None:
+        schema = {}
+    elif not isinstance(schema, dict):
+        schema = schema.model_json_schema()
+    props = schema.get("properties", {})
+    required = set(schema.get("required", []))
+    args = tuple(ArgInfo(n, _kind_from_schema(n, p), n in required) for n, p in props.items())
+    choices = {n: tuple(p["enum"]) for n, p in props.items() if isinstance(p.get("enum"), list)}
+    return TaskInfo(tool.name, (tool.description or "").strip(), args, in_table=False, choices=choices)
+
+
+def describe_tools(tools: list[Any], table: dict[str, Any] | None = None) -> dict[str, TaskInfo]:
+    """The available tasks by name: table tasks keep the table's kinds, other tools their schema."""
+    table = table or {}
+    return {
+        t.name: task_info_from_spec(table[t.name]) if t.name in table else task_info_from_tool(t) for t in tools
+    }

@@ -1,0 +1,147 @@
+"""Stage 2, model selection: pick one model per task, with one LLM call for the whole plan.
+
+Candidates come from the catalog, ranked by downloads (as the HuggingGPT paper says; the reference
+code sorted by likes). The LLM is asked only about tasks with a real choice (more than one
+candidate), all in one batched call; an answer naming a model outside the list falls back to the
+top candidate, with the reason recorded, so a hallucinated model id never reaches an executor.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage
+from langchain_core.runnables import RunnableConfig
+
+from hugginggpt.agent.plan import Plan, TaskInfo
+from hugginggpt.agent.planning import Structured, content_text, find_json, structured_runnable
+from hugginggpt.agent.trace import Trace
+from hugginggpt.prompts import render_prompt
+
+Selection = dict[str, Any]  # {"model": str, "reason": str}
+
+
+def candidate_line(card: Any) -> str:
+    """One candidate as HuggingGPT shows it: ``{"model_id", "metadata", "description"}``."""
+    metadata: dict[str, Any] = {"downloads": getattr(card, "downloads", 0), "likes": getattr(card, "likes", 0)}
+    if getattr(card, "local", False):
+        metadata["local"] = True
+    tags = [t for t in (getattr(card, "tags", None) or []) if ":" not in t][:5]
+    if tags:
+        metadata["tags"] = tags
+    description = " ".join((getattr(card, "description", "") or "").split())[:200]
+    return json.dumps({"model_id": card.id, "metadata": metadata, "description": description}, ensure_ascii=False)
+
+
+def _ranked(cards: list[Any]) -> list[Any]:
+    return sorted(cards, key=lambda c: getattr(c, "downloads", 0) or 0, reverse=True)
+
+
+def selection_prompt(user_input: str, plan: Plan, choices: dict[int, list[Any]]) -> str:
+    blocks = []
+    for task_id, cards in choices.items():
+        task = plan.by_id[task_id]
+        lines = "\n".join(candidate_line(c) for c in cards)
+        blocks.append(f"Task {task_id}: {task.task} with args {json.dumps(task.args, ensure_ascii=False)}\n"
+                      f"Candidates:\n{lines}")
+    return render_prompt("selection", input=user_input, tasks="\n\n".join(blocks))
+
+
+def selection_schema(choices: dict[int, list[Any]]) -> dict[str, Any]:
+    """One property per task id, each an object whose ``id`` is an enum of that task's candidates."""
+    properties = {
+        str(task_id): {
+            "type": "object",
+            "properties": {"id": {"type": "string", "enum": [c.id for c in cards]}, "reason": {"type": "string"}},
+            "required": ["id", "reason"],
+            "additionalProperties": False,
+        }
+        for task_id, cards in choices.items()
+    }
+    return {
+        "title": "model_selection",
+        "description": "The chosen model for each task id.",
+        "type": "object",
+        "properties": properties,
+        "required": list(properties),
+        "additionalProperties": False,
+    }
+
+
+def _pick(answer: Any, task_id: int, cards: list[Any]) -> Selection:
+    """The LLM's choice for one task if it is a candidate, else the top candidate and why."""
+    top = cards[0].id
+    entry = answer.get(str(task_id), answer.get(task_id)) if isinstance(answer, dict) else None
+    if isinstance(entry, str):
+        entry = {"id": entry}
+    if not isinstance(entry, dict) or not entry.get("id"):
+        return {"model": top, "reason": f"the LLM gave no choice for task {task_id}; using the most downloaded candidate"}
+    chosen = str(entry["id"]).strip()
+    if chosen not in {c.id for c in cards}:
+        return {"model": top, "reason": f"the LLM chose {chosen!r}, which is not a candidate; using the most downloaded candidate"}
+    return {"model": chosen, "reason": str(entry.get("reason") or "chosen by the LLM")}
+
+
+class ModelSelector:
+    """Runs stage 2: catalog candidates, then one LLM call for the tasks with a real choice."""
+
+    def __init__(self, llm: BaseChatModel, catalog: Any, *, top_k: int = 5, structured: Structured = "auto",
+                 trace: Trace | None = None):
+        self.llm = llm
+        self.catalog = catalog
+        self.top_k = top_k
+        self.structured = structured
+        self.trace = trace
+
+    def candidates(self, plan: Plan, tasks: dict[str, TaskInfo]) -> dict[int, list[Any]]:
+        """Top-k candidates per table task of the plan (other tools get no selection)."""
+        if self.catalog is None:
+            return {}
+        found = {}
+        for step in plan.tasks:
+            if tasks.get(step.task) is not None and tasks[step.task].in_table:
+                found[step.id] = _ranked(list(self.catalog.candidates(step.task, k=self.top_k)))[: self.top_k]
+        return found
+
+    async def select(self, user_input: str, plan: Plan, tasks: dict[str, TaskInfo],
+                     config: RunnableConfig) -> dict[int, Selection]:
+        """``{task id: {"model", "reason"}}`` for each table task that has at least one candidate."""
+        found = self.candidates(plan, tasks)
+        selections: dict[int, Selection] = {}
+        choices: dict[int, list[Any]] = {}
+        for task_id, cards in found.items():
+            if len(cards) == 1:
+                selections[task_id] = {"model": cards[0].id, "reason": "the only candidate for this task"}
+            elif cards:
+                choices[task_id] = cards
+        if choices:
+            answer = await self._ask(user_input, plan, choices, config)
+            for task_id, cards in choices.items():
+                selections[task_id] = _pick(answer, task_id, cards)
+        return dict(sorted(selections.items()))
+
+    async def _ask(self, user_input: str, plan: Plan, choices: dict[int, list[Any]], config: RunnableConfig) -> Any:
+        """The LLM's answer as data; on a failed call or unparsable text, an error dict (-> fallbacks)."""
+        prompt = selection_prompt(user_input, plan, choices)
+        messages = [HumanMessage(prompt)]
+        started = time.perf_counter()
+        raw_text, answer = "", None
+        try:
+            constrained = structured_runnable(self.llm, selection_schema(choices), self.structured)
+            if constrained is not None:
+                result = await constrained.ainvoke(messages, config)
+                raw_text, answer = content_text(result.get("raw")), result.get("parsed")
+            else:
+                raw_text = content_text(await self.llm.ainvoke(messages, config))
+            if answer is None:
+                answer = find_json(raw_text, lambda value: isinstance(value, dict))
+        except Exception as exc:  # noqa: BLE001 - any failure here means: use the top candidates
+            answer = {"error": f"{type(exc).__name__}: {exc}"}
+        if self.trace is not None:
+            self.trace.add_llm_call("selection", prompt, raw_text or answer,
+                                    seconds=round(time.perf_counter() - started, 6))
+        return answer
+

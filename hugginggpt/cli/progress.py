@@ -1,0 +1,140 @@
+"""Live progress of an agent run on stderr, fed by the agent's stage events (see ARCHITECTURE.md).
+
+On a terminal a rich table of tasks updates in place; otherwise (pipes, logs, tests) each event is
+one plain line, so a log still tells what happened and when.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+_STATUS_STYLE = {"pending": "dim", "running": "yellow", "ok": "green", "failed": "red", "skipped": "magenta"}
+_DETAIL_CHARS = 80
+
+
+def _short(value: Any, limit: int = _DETAIL_CHARS) -> str:
+    text = " ".join(str(value).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass
+class TaskRow:
+    id: Any
+    task: str
+    status: str = "pending"
+    model: str = ""
+    seconds: float | None = None
+    detail: str = ""
+
+
+class StageProgress:
+    """Consumes stage events (``update``) and shows them; use as a context manager around the run."""
+
+    def __init__(self, console: Console | None = None, *, live: bool | None = None, enabled: bool = True):
+        self.console = console or Console(stderr=True)
+        self.enabled = enabled
+        self.live = self.console.is_terminal if live is None else live
+        self.stage = "planning"
+        self.rows: dict[Any, TaskRow] = {}
+        self._live: Live | None = None
+
+    def __enter__(self) -> "StageProgress":
+        if self.enabled and self.live:
+            self._live = Live(self.render(), console=self.console, refresh_per_second=8, transient=False)
+            self._live.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._live is not None:
+            self._live.update(self.render())
+            self._live.__exit__(*exc)
+            self._live = None
+
+    def update(self, event: dict[str, Any]) -> None:
+        """Apply one stage event and show it."""
+        self._apply(event)
+        if not self.enabled:
+            return
+        if self._live is not None:
+            self._live.update(self.render())
+        else:
+            line = describe(event)
+            if line:
+                self.console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    def _row(self, event: dict[str, Any]) -> TaskRow:
+        key = event.get("id")
+        row = self.rows.get(key)
+        if row is None:
+            row = self.rows[key] = TaskRow(id=key, task=str(event.get("task", "?")))
+        if event.get("task"):
+            row.task = str(event["task"])
+        return row
+
+    def _apply(self, event: dict[str, Any]) -> None:
+        name = event.get("event")
+        if name == "plan":
+            self.stage = "selecting models"
+            for node in event.get("plan") or []:
+                self._row(node)
+        elif name == "selection":
+            self.stage = "running tasks"
+            self._row(event).model = str(event.get("model") or "")
+        elif name == "task_start":
+            self.stage = "running tasks"
+            self._row(event).status = "running"
+        elif name in ("task_end", "task_failed", "task_skipped"):
+            row = self._row(event)
+            row.status = {"task_end": "ok", "task_failed": "failed", "task_skipped": "skipped"}[name]
+            row.seconds = event.get("seconds")
+            row.detail = _short(_outcome(event))
+        elif name == "response":
+            self.stage = "done"
+
+    def render(self) -> Group:
+        table = Table(box=None, pad_edge=False, show_header=bool(self.rows))
+        for column in ("id", "task", "model", "status", "time", "detail"):
+            table.add_column(column, overflow="ellipsis", no_wrap=column != "detail")
+        for row in self.rows.values():
+            seconds = f"{row.seconds:.1f}s" if isinstance(row.seconds, (int, float)) else ""
+            table.add_row(str(row.id), row.task, row.model, Text(row.status, style=_STATUS_STYLE.get(row.status, "")),
+                          seconds, row.detail)
+        return Group(Text(f"hugginggpt: {self.stage}", style="bold"), table)
+
+
+def _outcome(event: dict[str, Any]) -> str:
+    if event.get("event") == "task_end":
+        result = event.get("result")
+        if isinstance(result, dict):
+            return str(result.get("text") or result.get("image") or result.get("audio") or result.get("video")
+                       or result.get("data") or "")
+        return str(result or "")
+    return str(event.get("error") or event.get("reason") or "")
+
+
+def describe(event: dict[str, Any]) -> str | None:
+    """One plain line for an event, or None for events not worth a line."""
+    name = event.get("event")
+    if name == "plan":
+        plan = event.get("plan") or []
+        steps = ", ".join(f"{node.get('id')}:{node.get('task')}" for node in plan)
+        return f"plan: {len(plan)} task(s) {steps}".rstrip()
+    if name == "selection":
+        return f"task {event.get('id')} {event.get('task', '')}: model {event.get('model')}".replace("  ", " ")
+    if name == "task_start":
+        return f"task {event.get('id')} {event.get('task')}: started"
+    if name in ("task_end", "task_failed", "task_skipped"):
+        status = {"task_end": "ok", "task_failed": "failed", "task_skipped": "skipped"}[name]
+        seconds = event.get("seconds")
+        took = f" ({seconds:.1f}s)" if isinstance(seconds, (int, float)) else ""
+        outcome = _short(_outcome(event))
+        return f"task {event.get('id')} {event.get('task')}: {status}{took}" + (f": {outcome}" if outcome else "")
+    if name == "response":
+        return "response: ready"
+    return None

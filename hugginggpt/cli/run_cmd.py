@@ -1,0 +1,136 @@
+"""`hugginggpt run "REQUEST"`: one request through an agent, live progress on stderr, answer on stdout.
+
+``make_llm`` and ``make_agent`` are the seams: the CLI builds everything through them, so tests (and
+embedding applications) replace the controller or the agent without a fake model on the command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from hugginggpt.config import AGENTS, EXECUTION_POLICIES, Settings, load_settings
+from hugginggpt.errors import HuggingGPTError, ResourceError
+
+# agent choice -> (module, class); imported only when the command runs (they pull in heavy modules)
+AGENT_CLASSES = {
+    "global": ("hugginggpt.agent.global_plan", "GlobalPlanAgent"),
+    "react": ("hugginggpt.agent.react", "ReActAgent"),
+    "tools": ("hugginggpt.agent.function_calling", "FunctionCallingAgent"),
+}
+
+
+def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options shared by `run` and `chat`; unset ones fall back to env and config file."""
+    parser.add_argument("--agent", choices=AGENTS, help="global: plan then run (default); react; tools: function calling")
+    parser.add_argument("--llm", metavar="SPEC", help="controller, e.g. openai:gpt-4o-mini, gguf:/path/model.gguf")
+    parser.add_argument("--base-url", metavar="URL", help="OpenAI-compatible (or TGI) server for the controller")
+    parser.add_argument("--file", action="append", default=[], metavar="PATH", help="an input file (repeatable)")
+    parser.add_argument("--execution", choices=EXECUTION_POLICIES, help="where task models run (default hybrid)")
+    parser.add_argument("--endpoint", metavar="URL", help="remote inference endpoint for task models")
+    parser.add_argument("--trace-dir", metavar="DIR", help="folder for run folders (trace.json, produced files)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("run", help="solve one request", description=__doc__.splitlines()[0])
+    parser.add_argument("request", help="what to do, in plain words")
+    add_agent_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="print the whole output object as JSON")
+    parser.set_defaults(func=command)
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    return load_settings(llm=args.llm, base_url=args.base_url, agent=args.agent, execution=args.execution,
+                         endpoint=args.endpoint, trace_dir=args.trace_dir)
+
+
+def input_files(paths: list[str]) -> list[str]:
+    """Absolute paths of the user's input files; a missing one stops the run before any model loads."""
+    files = []
+    for raw in paths:
+        path = Path(raw).expanduser()
+        if not path.exists():
+            raise ResourceError(None, f"input file not found: {raw}")
+        files.append(str(path.resolve()))
+    return files
+
+
+def make_llm(settings: Settings) -> Any:
+    """The controller chat model for these settings."""
+    from hugginggpt.llm import load_llm
+
+    return load_llm(settings.llm_spec(), base_url=settings.base_url)
+
+
+def make_tools(settings: Settings) -> list[Any]:
+    """The task tools, running on the executor the settings ask for."""
+    from hugginggpt.tools import build_tools, default_executor
+
+    if settings.endpoint:  # the executors read the endpoint from the environment (ARCHITECTURE.md)
+        os.environ["HUGGINGGPT_ENDPOINT"] = settings.endpoint
+    return build_tools(executor=default_executor(policy=settings.execution))
+
+
+def make_agent(settings: Settings, llm: Any) -> Any:
+    """The agent the settings name, with the task tools and the run folder."""
+    import importlib
+
+    module_name, class_name = AGENT_CLASSES[settings.agent]
+    try:
+        agent_class = getattr(importlib.import_module(module_name), class_name)
+    except (ImportError, AttributeError):
+        raise HuggingGPTError(f"the {settings.agent} agent ({class_name}) is not available in this installation") from None
+    options: dict[str, Any] = {"tools": make_tools(settings)}
+    if settings.trace_dir:
+        accepted = inspect.signature(agent_class).parameters
+        if "workspace_root" not in accepted:
+            raise HuggingGPTError(f"the {settings.agent} agent does not support --trace-dir")
+        options["workspace_root"] = settings.trace_dir
+    return agent_class(llm, **options)
+
+
+def agent_input(text: str, history: list[Any], files: list[str]) -> dict[str, Any]:
+    """The agent contract's input; ``files`` (user inputs the tools may read) only when there are some."""
+    request: dict[str, Any] = {"input": text, "chat_history": history}
+    if files:
+        request["files"] = files
+    return request
+
+
+def stream_run(agent: Any, request: dict[str, Any], progress: Any) -> dict[str, Any]:
+    """Run the agent through ``stream()``, showing each stage event; return the final output."""
+    final = None
+    for event in agent.stream(request):
+        if event.get("event") == "final":
+            final = event.get("output")
+        else:
+            progress.update(event)
+    if not isinstance(final, dict):
+        raise HuggingGPTError("the agent stopped without a final output")
+    return final
+
+
+def print_output(output: dict[str, Any], as_json: bool) -> None:
+    """Print the answer (or the whole output) in one write, so a failure never leaves half of it."""
+    text = json.dumps(output, indent=2, ensure_ascii=False, default=str) if as_json else str(output.get("output", ""))
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def command(args: argparse.Namespace) -> int:
+    from hugginggpt.cli.progress import StageProgress
+
+    settings = settings_from(args)
+    files = input_files(args.file)
+    agent = make_agent(settings, make_llm(settings))
+    request = agent_input(args.request, [], files)
+    with StageProgress(enabled=not args.quiet) as progress:
+        output = stream_run(agent, request, progress)
+    print_output(output, args.json)
+    return 0

@@ -1,0 +1,118 @@
+"""Settings from command-line flags, environment variables and a TOML file, in that order.
+
+One place decides precedence, so the CLI and library calls (``load_llm()`` with no spec) agree.
+The file (``~/.config/hugginggpt/config.toml``, or ``HUGGINGGPT_CONFIG``) holds plain settings::
+
+    llm = "openai:gpt-4o-mini"
+    base_url = "http://127.0.0.1:8000/v1"
+    agent = "global"            # global | react | tools
+    execution = "hybrid"        # local | remote | hybrid
+    endpoint = "https://..."    # remote inference endpoint
+    trace_dir = "runs"
+
+Secrets never go in it: API keys are read from the environment by the providers themselves.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+
+from hugginggpt.errors import ConfigError
+
+#: The embedded controller used when nothing else is configured (downloaded once into the HF cache).
+EMBEDDED_DEFAULT_LLM = "gguf:Qwen/Qwen2.5-1.5B-Instruct-GGUF/qwen2.5-1.5b-instruct-q4_k_m.gguf"
+#: The hosted controller used when only ``OPENAI_API_KEY`` is set.
+HOSTED_DEFAULT_LLM = "openai:gpt-4o-mini"
+
+AGENTS = ("global", "react", "tools")
+EXECUTION_POLICIES = ("local", "remote", "hybrid")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved settings; ``llm`` None means "choose the default controller" (see ``llm_spec``)."""
+
+    llm: str | None = None
+    base_url: str | None = None
+    agent: str = "global"
+    execution: str = "hybrid"
+    endpoint: str | None = None
+    trace_dir: str | None = None
+
+    def llm_spec(self) -> str:
+        """The controller spec: the configured one, else OpenAI when its key is set, else embedded."""
+        if self.llm:
+            return self.llm
+        if os.environ.get("OPENAI_API_KEY"):
+            return HOSTED_DEFAULT_LLM
+        return EMBEDDED_DEFAULT_LLM
+
+
+ENV_VARS = {
+    "llm": "HUGGINGGPT_LLM",
+    "base_url": "HUGGINGGPT_BASE_URL",
+    "agent": "HUGGINGGPT_AGENT",
+    "execution": "HUGGINGGPT_EXECUTION",
+    "endpoint": "HUGGINGGPT_ENDPOINT",
+    "trace_dir": "HUGGINGGPT_TRACE_DIR",
+}
+_CHOICES = {"agent": AGENTS, "execution": EXECUTION_POLICIES}
+
+
+def config_path() -> tuple[Path, bool]:
+    """The config file and whether the user named it explicitly (then it must exist)."""
+    explicit = os.environ.get("HUGGINGGPT_CONFIG")
+    if explicit:
+        return Path(explicit).expanduser(), True
+    base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
+    return Path(base) / "hugginggpt" / "config.toml", False
+
+
+def read_config_file(path: str | Path | None = None) -> dict[str, Any]:
+    """The settings in the config file ({} when the default file does not exist)."""
+    explicit = path is not None
+    if path is None:
+        path, explicit = config_path()
+    path = Path(path)
+    if not path.is_file():
+        if explicit:
+            raise ConfigError(f"config file {path} does not exist (set by HUGGINGGPT_CONFIG)")
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+    known = {f.name for f in fields(Settings)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ConfigError(
+            f"config file {path}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+        )
+    for key, value in data.items():
+        if not isinstance(value, str):
+            raise ConfigError(f"config file {path}: {key} must be a string, got {type(value).__name__}")
+    return data
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings with precedence: explicit overrides (flags) > environment > config file > defaults.
+
+    Overrides that are None count as "not given", so argparse namespaces can be passed as they are.
+    """
+    known = {f.name for f in fields(Settings)}
+    unexpected = set(overrides) - known
+    if unexpected:
+        raise TypeError(f"unknown settings: {', '.join(sorted(unexpected))}")
+    values: dict[str, Any] = dict(read_config_file())
+    for name, var in ENV_VARS.items():
+        if os.environ.get(var):
+            values[name] = os.environ[var]
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    for name, choices in _CHOICES.items():
+        if name in values and values[name] not in choices:
+            raise ConfigError(f"{name} must be one of {', '.join(choices)}, got {values[name]!r}")
+    return replace(Settings(), **values)

@@ -1,0 +1,278 @@
+"""Run several agents on TaskBench requests with one LLM, and score and compare their plans.
+
+Two modes. ``plan``: no model runs; the global-plan agent only plans (``aplan``), and the tool-loop
+agents (ReAct, function calling) get stand-in tools that record each call and return a placeholder
+of the task's output kinds (a unique file path for images, audio and video; a unique text), so
+their loop continues as it would. ``full``: the agents run for real, with the real tools.
+
+Per agent, predictions go to ``<out>/predictions/<agent>.json`` in TaskBench's format (one JSON
+line per request, plus a ``harness`` entry with time, LLM calls, tokens and error). A re-run skips
+requests already there, so an interrupted comparison resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import inspect
+import itertools
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from langchain_core.tools import StructuredTool
+
+from hugginggpt.agent.trace import UsageCounter
+from hugginggpt.errors import HuggingGPTError
+from hugginggpt.eval.mapping import TaskBenchMapping
+from hugginggpt.eval.scoring import METRICS, GroupScore, load_predictions, score
+from hugginggpt.eval.taskbench import GRAPH_TYPES, TaskBenchDataset, TaskBenchSample
+
+AGENT_NAMES = ("global", "react", "tools")
+MODES = ("plan", "full")
+_EXTENSIONS = {"image": ".png", "audio": ".wav", "video": ".mp4"}
+
+AgentFactory = Callable[[Any, str, Path], Any]  # (llm, mode, workspace root) -> agent
+
+
+# ----- stand-in tools for planning-only runs -----
+
+def placeholder_tools(tasks: Iterable[str] | None = None, root: str | Path = ".") -> list[StructuredTool]:
+    """One tool per task with the task's real name, description and argument schema, that runs
+    nothing: it returns a unique placeholder of each output kind the task produces."""
+    from hugginggpt.tools import args_model, task_table
+    from hugginggpt.tools.factory import tool_description
+
+    table = task_table()
+    specs = [table[name] for name in tasks] if tasks is not None else list(table.values())
+    counter = itertools.count(1)
+    folder = Path(root).absolute() / "placeholders"
+
+    def make(spec: Any) -> StructuredTool:
+        def run(**_: Any) -> dict[str, Any]:
+            n = next(counter)
+            result: dict[str, Any] = {}
+            for kind in spec.outputs:
+                if kind in _EXTENSIONS:
+                    result[kind] = str(folder / f"{spec.name}-{n}{_EXTENSIONS[kind]}")
+                elif kind == "text":
+                    result["text"] = f"(output {n} of {spec.name})"
+                elif kind == "data":
+                    result["data"] = {"placeholder": n}
+            return result
+
+        return StructuredTool(name=spec.name, description=tool_description(spec), args_schema=args_model(spec),
+                              func=run, metadata={"task": spec.name, "placeholder": True})
+
+    return [make(spec) for spec in specs]
+
+
+# ----- agents -----
+
+def build_agent(name: str, llm: Any, mode: str, root: Path) -> Any:
+    """The agent called ``name`` (global | react | tools) for ``mode``, on ``llm``."""
+    from hugginggpt import agent as agents
+
+    classes = {"global": "GlobalPlanAgent", "react": "ReActAgent", "tools": "FunctionCallingAgent"}
+    if name not in classes:
+        raise HuggingGPTError(f"unknown agent {name!r} (choose from {', '.join(AGENT_NAMES)})")
+    cls = getattr(agents, classes[name])
+    tools = placeholder_tools(root=root) if mode == "plan" else None
+    return cls(llm, tools=tools, workspace_root=root / "runs")
+
+
+def plan_list(value: Any) -> list[dict[str, Any]]:
+    """A plan as the contract's list of nodes, from a list, an agent output, or a plan object."""
+    if isinstance(value, list):
+        return [dict(node) for node in value]
+    if isinstance(value, Mapping) and "plan" in value:
+        return plan_list(value["plan"])
+    if hasattr(value, "as_list"):
+        return plan_list(value.as_list())
+    if hasattr(value, "plan"):
+        return plan_list(value.plan)
+    raise TypeError(f"cannot read a plan from {type(value).__name__}")
+
+
+async def run_request(agent: Any, request: str, mode: str) -> dict[str, Any]:
+    """Run one request; the plan, time, usage and error (an error is recorded, not raised)."""
+    usage = UsageCounter()
+    config = {"callbacks": [usage]}
+    started = time.perf_counter()
+    plan: list[dict[str, Any]] = []
+    error = None
+    try:
+        if mode == "plan" and hasattr(agent, "aplan"):
+            aplan = agent.aplan
+            accepts_config = "config" in inspect.signature(aplan).parameters
+            result = await (aplan(request, config=config) if accepts_config else aplan(request))
+        else:
+            result = await agent.ainvoke({"input": request, "chat_history": []}, config=config)
+        plan = plan_list(result)
+    except Exception as exc:  # one failing request must not stop a comparison
+        error = f"{type(exc).__name__}: {exc}"
+    return {"plan": plan, "seconds": round(time.perf_counter() - started, 6), "error": error, **usage.as_dict()}
+
+
+# ----- the comparison -----
+
+@dataclass
+class AgentReport:
+    """What one agent did over the chosen requests."""
+
+    agent: str
+    scores: dict[str, GroupScore]
+    rows: list[dict[str, Any]]  # prediction rows with their ``harness`` entry
+
+    @property
+    def failures(self) -> int:
+        return sum(1 for row in self.rows if row["harness"].get("error"))
+
+    def mean(self, key: str, rows: Sequence[dict[str, Any]] | None = None) -> float:
+        rows = self.rows if rows is None else rows
+        return sum(row["harness"].get(key) or 0 for row in rows) / len(rows) if rows else 0.0
+
+    def by_type(self, graph_type: str) -> list[dict[str, Any]]:
+        return [row for row in self.rows if row["harness"].get("type") == graph_type]
+
+    def summary(self) -> dict[str, Any]:
+        overall = self.scores["overall_overall"]
+        return {
+            "agent": self.agent,
+            "requests": len(self.rows),
+            **{m: getattr(overall, m) for m in METRICS},
+            "llm_calls": self.mean("llm_calls"),
+            "prompt_tokens": self.mean("prompt_tokens"),
+            "completion_tokens": self.mean("completion_tokens"),
+            "seconds": self.mean("seconds"),
+            "failures": self.failures,
+        }
+
+
+@dataclass
+class Comparison:
+    """Runs agents on a dataset's requests and writes predictions, tables and plots to ``out``."""
+
+    dataset: TaskBenchDataset
+    llm: Any
+    out: Path
+    agents: Sequence[str] = AGENT_NAMES
+    mode: str = "plan"
+    factory: AgentFactory = build_agent
+    mapping: TaskBenchMapping | None = None
+    progress: bool = True
+    reports: dict[str, AgentReport] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise HuggingGPTError(f"unknown mode {self.mode!r} (choose plan or full)")
+        self.out = Path(self.out)
+        self.mapping = self.mapping or TaskBenchMapping(self.dataset.tools)
+
+    def predictions_path(self, agent: str) -> Path:
+        return self.out / "predictions" / f"{agent}.json"
+
+    async def arun(self, samples: Sequence[TaskBenchSample]) -> dict[str, AgentReport]:
+        for name in self.agents:
+            agent = self.factory(name, self.llm, self.mode, self.out / name)
+            await self._run_agent(name, agent, samples)
+            self.reports[name] = self._report(name, samples)
+        self.write_tables()
+        return self.reports
+
+    def run(self, samples: Sequence[TaskBenchSample]) -> dict[str, AgentReport]:
+        return asyncio.run(self.arun(samples))
+
+    async def _run_agent(self, name: str, agent: Any, samples: Sequence[TaskBenchSample]) -> None:
+        path = self.predictions_path(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        done = set(load_predictions(path)) if path.is_file() else set()
+        todo = [s for s in samples if s.id not in done]
+        bar = _progress_bar(len(todo), f"{name} ({self.mode})", enabled=self.progress)
+        try:
+            with path.open("a", encoding="utf-8") as fh:
+                for sample in todo:
+                    outcome = await run_request(agent, sample.request, self.mode)
+                    row = self.mapping.plan_to_prediction(sample.id, outcome.pop("plan"))
+                    row["harness"] = {"agent": name, "mode": self.mode, "type": sample.type,
+                                      "n_tools": len(sample.nodes), **outcome}
+                    fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    fh.flush()  # a crash or Ctrl-C loses at most the request in flight
+                    bar.update(1)
+        finally:
+            bar.close()
+
+    def _report(self, name: str, samples: Sequence[TaskBenchSample]) -> AgentReport:
+        wanted = {s.id for s in samples}
+        predictions = {i: row for i, row in load_predictions(self.predictions_path(name)).items() if i in wanted}
+        labels = [r for r in self.dataset.records if r["id"] in predictions]
+        scores = score(labels, predictions, list(self.dataset.tools.values()))
+        rows = [predictions[s.id] for s in samples if s.id in predictions]
+        for row in rows:
+            row.setdefault("harness", {})
+        return AgentReport(name, scores, rows)
+
+    # ----- outputs -----
+
+    def table_rows(self) -> list[dict[str, Any]]:
+        """One row per agent and group (overall, by graph type, by number of tools) with samples."""
+        rows = []
+        for name, report in self.reports.items():
+            for group, s in report.scores.items():
+                if not s.supports:
+                    continue
+                split, n_tools = group.split("_", 1)
+                chosen = report.rows if split == "overall" else report.by_type(split)
+                if n_tools != "overall":
+                    chosen = [r for r in chosen if r["harness"].get("n_tools") == int(n_tools)]
+                rows.append({"agent": name, "group": group, "samples": s.supports,
+                             **{m: _round(getattr(s, m)) for m in METRICS},
+                             "llm_calls": _round(report.mean("llm_calls", chosen)),
+                             "prompt_tokens": _round(report.mean("prompt_tokens", chosen)),
+                             "completion_tokens": _round(report.mean("completion_tokens", chosen)),
+                             "seconds": _round(report.mean("seconds", chosen)),
+                             "failures": sum(1 for r in chosen if r["harness"].get("error"))})
+        return rows
+
+    def write_tables(self) -> dict[str, Path]:
+        """``metrics.csv``, ``metrics.md`` and ``summary.json`` in ``out``; returns their paths."""
+        self.out.mkdir(parents=True, exist_ok=True)
+        rows = self.table_rows()
+        paths = {"csv": self.out / "metrics.csv", "md": self.out / "metrics.md", "json": self.out / "summary.json"}
+        columns = list(rows[0]) if rows else ["agent", "group", "samples", *METRICS]
+        with paths["csv"].open("w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fieldnames=columns)
+            writer.writeheader()
+            writer.writerows(rows)
+        paths["md"].write_text(markdown_table(rows, columns), encoding="utf-8")
+        summary = {name: report.summary() for name, report in self.reports.items()}
+        paths["json"].write_text(json.dumps({"mode": self.mode, "agents": summary}, indent=2), encoding="utf-8")
+        return paths
+
+
+def markdown_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for row in rows:
+        lines.append("| " + " | ".join("" if row.get(c) is None else str(row.get(c)) for c in columns) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def _progress_bar(total: int, label: str, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=label, unit="req", disable=not enabled or None)
+
+
+def selected_types(text: str | None) -> list[str]:
+    """``"single,dag"`` -> ["single", "dag"], checked against TaskBench's graph types."""
+    types = [t.strip() for t in (text or ",".join(GRAPH_TYPES)).split(",") if t.strip()]
+    unknown = [t for t in types if t not in GRAPH_TYPES]
+    if unknown:
+        raise HuggingGPTError(f"unknown graph type(s) {', '.join(unknown)} (choose from {', '.join(GRAPH_TYPES)})")
+    return types

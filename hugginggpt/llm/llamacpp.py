@@ -1,0 +1,286 @@
+"""The embedded controller: a GGUF chat model run in-process by llama.cpp (llama-cpp-python).
+
+Why not langchain-community's ``ChatLlamaCpp``: it loads a fresh copy of the weights per instance,
+reports no ``usage_metadata``, and does structured output through tool calling, which small models
+get wrong. Here one ``Llama`` is loaded per (file, context size) and shared, calls are serialised by
+a lock (a llama.cpp context is not re-entrant), and ``with_structured_output`` uses llama.cpp's
+JSON-schema grammar, so even a 135M-parameter model can only emit JSON that matches the schema.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+from operator import itemgetter
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, convert_to_openai_messages
+from langchain_core.messages.ai import UsageMetadata
+from langchain_core.output_parsers import JsonOutputParser, PydanticOutputParser
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough
+from langchain_core.utils.function_calling import convert_to_json_schema, convert_to_openai_tool
+from pydantic import BaseModel, Field
+
+from hugginggpt.errors import LLMError
+
+_LOADED: dict[tuple[str, int], tuple[Any, threading.Lock]] = {}
+_LOADING = threading.Lock()
+
+
+def llama_cpp_available() -> bool:
+    """Whether llama-cpp-python can be imported (it is an optional dependency)."""
+    import importlib.util
+
+    return importlib.util.find_spec("llama_cpp") is not None
+
+
+def cpu_reports_amx() -> bool:
+    """Whether the CPU advertises Intel AMX (read from /proc/cpuinfo; False where it cannot be read)."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as fh:
+            return any(line.startswith("flags") and "amx_tile" in line.split() for line in fh)
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def _extra_buffers(enabled: bool) -> Iterator[None]:
+    """Load with llama.cpp's extra weight buffers (AMX, repacking) on or off.
+
+    llama-cpp-python has no argument for ``use_extra_bufts``, so the default model parameters are
+    wrapped while one model loads (callers hold ``_LOADING``). Off matters on virtual machines whose
+    CPU advertises AMX without the kernel enabling it: there, batched decoding crashes the process.
+    """
+    if enabled:
+        yield
+        return
+    import llama_cpp.llama as llama_module
+
+    original = llama_module.llama_cpp.llama_model_default_params
+
+    def without_extra_buffers():
+        params = original()
+        params.use_extra_bufts = False
+        return params
+
+    llama_module.llama_cpp.llama_model_default_params = without_extra_buffers
+    try:
+        yield
+    finally:
+        llama_module.llama_cpp.llama_model_default_params = original
+
+
+def _load_llama(path: str, n_ctx: int, n_threads: int, n_gpu_layers: int, seed: int,
+                extra_buffers: bool) -> tuple[Any, threading.Lock]:
+    """The shared ``Llama`` for (path, n_ctx) and the lock that serialises its calls."""
+    key = (str(Path(path).resolve()), n_ctx)
+    with _LOADING:
+        if key in _LOADED:
+            return _LOADED[key]
+        try:
+            from llama_cpp import Llama
+        except ImportError:
+            raise LLMError(
+                "llama-cpp-python is not installed: pip install 'hugginggpt[llm]', "
+                "or choose a hosted controller with --llm openai:MODEL"
+            ) from None
+        if not Path(path).is_file():
+            raise LLMError(f"GGUF file not found: {path}")
+        try:
+            with _extra_buffers(extra_buffers):
+                llama = Llama(
+                    model_path=key[0],
+                    n_ctx=n_ctx,
+                    n_threads=n_threads,
+                    n_gpu_layers=n_gpu_layers,
+                    seed=seed,
+                    verbose=False,
+                )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise LLMError(f"cannot load GGUF model {path}: {exc}") from None
+        _LOADED[key] = (llama, threading.Lock())
+        return _LOADED[key]
+
+
+def _usage(response: dict[str, Any]) -> UsageMetadata:
+    usage = response.get("usage") or {}
+    prompt = int(usage.get("prompt_tokens") or 0)
+    completion = int(usage.get("completion_tokens") or 0)
+    return UsageMetadata(input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion)
+
+
+def _json_schema(schema: dict[str, Any] | type) -> dict[str, Any]:
+    """A JSON schema for a pydantic class, a TypedDict, an OpenAI tool, or a JSON schema itself."""
+    if isinstance(schema, dict) and ("properties" in schema or "type" in schema) and "function" not in schema:
+        return schema
+    if isinstance(schema, type) and issubclass(schema, BaseModel):
+        return schema.model_json_schema()
+    return convert_to_json_schema(schema)
+
+
+class LlamaCppChatModel(BaseChatModel):
+    """A GGUF chat model run in this process; see the module docstring for why it exists."""
+
+    model_path: str
+    """Path of the .gguf file."""
+    n_ctx: int = 8192
+    """Context window in tokens (prompt + answer)."""
+    n_threads: int = Field(default_factory=lambda: os.cpu_count() or 1)
+    n_gpu_layers: int = 0
+    temperature: float = 0.2
+    top_p: float = 0.95
+    max_tokens: int | None = 1024
+    """Answer length limit, so a rambling small model cannot run until the context is full."""
+    seed: int = 0
+    """Sampling seed, fixed per call so that the same prompt gives the same answer."""
+    stop: list[str] | None = None
+    extra_buffers: bool | None = None
+    """llama.cpp's extra weight buffers (AMX, repacking); None: on unless the CPU reports AMX, which
+    virtual machines often advertise without enabling (batched decoding then crashes)."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "llama-cpp-embedded"
+
+    @property
+    def _identifying_params(self) -> dict[str, Any]:
+        return {
+            "model_path": self.model_path,
+            "n_ctx": self.n_ctx,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+        }
+
+    def load(self) -> "LlamaCppChatModel":
+        """Load the weights now (they are shared with every model on the same file and n_ctx)."""
+        self._client()
+        return self
+
+    def _client(self) -> tuple[Any, threading.Lock]:
+        extra = self.extra_buffers if self.extra_buffers is not None else not cpu_reports_amx()
+        return _load_llama(self.model_path, self.n_ctx, self.n_threads, self.n_gpu_layers, self.seed, extra)
+
+    def _params(self, stop: list[str] | None, kwargs: dict[str, Any]) -> dict[str, Any]:
+        params = {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+            "stop": stop or self.stop or [],
+        }
+        params.update(kwargs)
+        return params
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        llama, lock = self._client()
+        params = self._params(stop, kwargs)
+        with lock:
+            response = llama.create_chat_completion(messages=convert_to_openai_messages(messages), **params)
+        choice = response["choices"][0]
+        message = choice["message"]
+        tool_calls = [
+            {
+                "name": call["function"]["name"],
+                "args": json.loads(call["function"]["arguments"] or "{}"),
+                "id": call.get("id"),
+                "type": "tool_call",
+            }
+            for call in message.get("tool_calls") or []
+        ]
+        ai = AIMessage(
+            content=message.get("content") or "",
+            tool_calls=tool_calls,
+            usage_metadata=_usage(response),
+            response_metadata={"finish_reason": choice.get("finish_reason"), "model_name": Path(self.model_path).name},
+        )
+        return ChatResult(
+            generations=[ChatGeneration(message=ai, generation_info={"finish_reason": choice.get("finish_reason")})],
+            llm_output={"token_usage": response.get("usage") or {}},
+        )
+
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        llama, lock = self._client()
+        params = self._params(stop, kwargs)
+        with lock:  # held until the stream ends: the context is busy until then
+            for part in llama.create_chat_completion(
+                messages=convert_to_openai_messages(messages), stream=True, **params
+            ):
+                choice = (part.get("choices") or [{}])[0]
+                text = (choice.get("delta") or {}).get("content") or ""
+                chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
+                if run_manager and text:
+                    run_manager.on_llm_new_token(text, chunk=chunk)
+                yield chunk
+
+    def bind_tools(
+        self,
+        tools: Sequence[dict[str, Any] | type | Any],
+        *,
+        tool_choice: str | dict | None = None,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Offer tools; naming one in ``tool_choice`` makes llama.cpp constrain the call to its schema."""
+        formatted = [convert_to_openai_tool(tool) for tool in tools]
+        if isinstance(tool_choice, str) and tool_choice not in ("auto", "none", "any", "required"):
+            tool_choice = {"type": "function", "function": {"name": tool_choice}}
+        elif tool_choice in ("any", "required") and len(formatted) == 1:
+            tool_choice = {"type": "function", "function": {"name": formatted[0]["function"]["name"]}}
+        if tool_choice is not None:
+            kwargs["tool_choice"] = tool_choice
+        return self.bind(tools=formatted, **kwargs)
+
+    def with_structured_output(
+        self,
+        schema: dict[str, Any] | type | None = None,
+        *,
+        method: str = "json_schema",
+        include_raw: bool = False,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, dict | BaseModel]:
+        """Grammar-constrained JSON for ``schema``.
+
+        Every method (``json_schema``, ``function_calling``, ``json_mode``) decodes under a grammar:
+        with a schema it is the schema's grammar, for ``json_mode`` without one any JSON object.
+        """
+        if method not in ("json_schema", "function_calling", "json_mode"):
+            raise ValueError(f"unknown structured output method {method!r}")
+        if schema is None and method != "json_mode":
+            raise ValueError("a schema is required unless method='json_mode'")
+        json_schema = _json_schema(schema) if schema is not None else None
+        response_format: dict[str, Any] = {"type": "json_object"}
+        if json_schema is not None:
+            response_format["schema"] = json_schema
+        llm = self.bind(
+            response_format=response_format,
+            ls_structured_output_format={"kwargs": {"method": method}, "schema": json_schema},
+            **kwargs,
+        )
+        if isinstance(schema, type) and issubclass(schema, BaseModel):
+            parser: Runnable = PydanticOutputParser(pydantic_object=schema)
+        else:
+            parser = JsonOutputParser()
+        if not include_raw:
+            return llm | parser
+        parsed = RunnablePassthrough.assign(parsed=itemgetter("raw") | parser, parsing_error=lambda _: None)
+        unparsed = RunnablePassthrough.assign(parsed=lambda _: None)
+        return RunnableMap(raw=llm) | parsed.with_fallbacks([unparsed], exception_key="parsing_error")

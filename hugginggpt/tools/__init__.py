@@ -1,0 +1,42 @@
+"""Hugging Face tasks as LangChain tools, all generated from one task table (``tasks.yaml``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hugginggpt.tools.results import envelope, resource_value, summarize
+from hugginggpt.tools.schemas import args_model, plan_json_schema
+from hugginggpt.tools.table import ArgSpec, TaskSpec, get_task, non_tool_tasks, task_table
+
+# Written in their own modules (some heavy to import): loaded on first use.
+_LAZY = {
+    "build_tools": "hugginggpt.tools.factory",
+    "Workspace": "hugginggpt.tools.resources",
+    "ModelCatalog": "hugginggpt.tools.catalog",
+    "default_executor": "hugginggpt.tools.executors",
+}
+
+__all__ = [
+    "ArgSpec",
+    "TaskSpec",
+    "task_table",
+    "get_task",
+    "non_tool_tasks",
+    "args_model",
+    "plan_json_schema",
+    "resource_value",
+    "envelope",
+    "summarize",
+    *_LAZY,
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,302 @@
+"""Which models can run each task: the shipped list, the Hub's live ranking, and models on this disk.
+
+Candidates are ranked by downloads, as the HuggingGPT paper describes (the reference code sorted by
+likes, which favours showcase models over dependable ones). Local models, from the Hugging Face
+cache or folders the user registers, are marked so the hybrid executor can prefer them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+import threading
+from dataclasses import asdict, dataclass, field, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any, Iterable
+
+from hugginggpt.errors import HuggingGPTError, ModelLoadError, UnknownTaskError
+
+SHIPPED_CATALOG = "models.json"
+
+# Architecture name endings -> task, for folders whose README has no pipeline tag (used when the
+# local executor's fuller mapping, which needs transformers, is not importable).
+_ARCHITECTURE_SUFFIXES = [
+    ("ForSequenceClassification", "text-classification"),
+    ("ForTokenClassification", "token-classification"),
+    ("ForQuestionAnswering", "question-answering"),
+    ("ForTableQuestionAnswering", "table-question-answering"),
+    ("ForMaskedLM", "fill-mask"),
+    ("ForCausalLM", "text-generation"),
+    ("ForConditionalGeneration", "text2text-generation"),
+    ("ForImageClassification", "image-classification"),
+    ("ForObjectDetection", "object-detection"),
+    ("ForSemanticSegmentation", "image-segmentation"),
+    ("ForUniversalSegmentation", "image-segmentation"),
+    ("ForDepthEstimation", "depth-estimation"),
+    ("ForCTC", "automatic-speech-recognition"),
+    ("ForAudioClassification", "audio-classification"),
+    ("ForTextToSpeech", "text-to-speech"),
+    ("ForTextToWaveform", "text-to-speech"),
+]
+_PIPELINE_TAG = re.compile(r"^pipeline_tag:\s*['\"]?([\w-]+)['\"]?\s*$", re.MULTILINE)
+
+
+class CatalogError(HuggingGPTError):
+    """The catalog could not be read, written, or refreshed from the Hub."""
+
+
+@dataclass
+class ModelCard:
+    """One model for one task, with what ranking needs and where it lies on disk (if it does)."""
+
+    id: str
+    task: str
+    downloads: int = 0
+    likes: int = 0
+    tags: list[str] = field(default_factory=list)
+    description: str = ""
+    local_path: str | None = None
+
+    @property
+    def local(self) -> bool:
+        return self.local_path is not None
+
+
+class ModelCatalog:
+    """Models per task. Thread-safe; ``candidates`` returns copies, so callers cannot corrupt it.
+
+    ``shipped``: start from the list shipped with the package; ``scan_hf_cache``: mark models found in
+    the Hugging Face cache as local (``hf_cache_dir`` overrides the cache location).
+    """
+
+    def __init__(self, cards: Iterable[ModelCard] | None = None, *, shipped: bool = True,
+                 scan_hf_cache: bool = True, hf_cache_dir: str | Path | None = None):
+        self._lock = threading.RLock()
+        self._cards: dict[str, dict[str, ModelCard]] = {}
+        if shipped:
+            self._merge(read_cards(resources.files(__package__).joinpath(SHIPPED_CATALOG).read_text("utf-8")))
+        self._merge(cards or [])
+        if scan_hf_cache:
+            self.scan_hf_cache(hf_cache_dir)
+
+    # ------------------------------------------------------------------------------ queries
+
+    def tasks(self) -> list[str]:
+        """Tasks that have at least one model."""
+        with self._lock:
+            return sorted(task for task, cards in self._cards.items() if cards)
+
+    def candidates(self, task: str, k: int = 5) -> list[ModelCard]:
+        """The ``k`` most downloaded models of ``task`` (copies; ``card.local`` marks local ones)."""
+        self._check_task(task)
+        with self._lock:
+            cards = sorted(self._cards.get(task, {}).values(), key=lambda c: (-c.downloads, -c.likes, c.id))
+            return [replace(card, tags=list(card.tags)) for card in cards[: max(0, k)]]
+
+    def local_path(self, model_id: str) -> Path | None:
+        """The folder of a model known to be on disk (any task), else None."""
+        with self._lock:
+            for cards in self._cards.values():
+                card = cards.get(model_id)
+                if card is not None and card.local_path:
+                    return Path(card.local_path)
+        return None
+
+    def __len__(self) -> int:
+        with self._lock:
+            return sum(len(cards) for cards in self._cards.values())
+
+    # ---------------------------------------------------------------------------- local models
+
+    def register_local(self, path: str | Path, task: str | None = None, model_id: str | None = None) -> ModelCard:
+        """Add a model folder. Its task comes from the README's ``pipeline_tag`` or config.json when not given.
+
+        ``model_id`` defaults to the folder's absolute path, which the local executor accepts as a model.
+        """
+        folder = Path(path).expanduser().resolve()
+        if not folder.is_dir():
+            raise ModelLoadError(task, f"model folder not found: {folder}")
+        task = task or folder_task(folder)
+        if task is None:
+            raise ModelLoadError(None, f"cannot tell the task of the model in {folder}: pass task=...")
+        self._check_task(task)
+        card = ModelCard(id=model_id or str(folder), task=task, local_path=str(folder))
+        with self._lock:
+            existing = self._cards.setdefault(task, {}).get(card.id)
+            if existing is not None:
+                card = replace(existing, local_path=str(folder))
+            self._cards[task][card.id] = card
+            self._mark_local(card.id, str(folder))
+        return replace(card)
+
+    def scan_hf_cache(self, cache_dir: str | Path | None = None) -> int:
+        """Mark models found in the Hugging Face cache as local; return how many. A missing cache is fine.
+
+        A cached model whose task is known (README tag or config) is added under that task; one with
+        no readable task only marks cards the catalog already lists.
+        """
+        from huggingface_hub import scan_cache_dir
+
+        try:
+            info = scan_cache_dir(cache_dir)
+        except Exception:  # CacheNotFound, unreadable folders: nothing cached to use
+            return 0
+        found = 0
+        for repo in info.repos:
+            if repo.repo_type != "model" or not repo.revisions:
+                continue
+            snapshot = max(repo.revisions, key=lambda rev: rev.last_modified).snapshot_path
+            task = folder_task(snapshot)
+            with self._lock:
+                if task is not None and self._known_task(task):
+                    existing = self._cards.setdefault(task, {}).get(repo.repo_id)
+                    self._cards[task][repo.repo_id] = existing or ModelCard(id=repo.repo_id, task=task)
+                if self._mark_local(repo.repo_id, str(snapshot)):
+                    found += 1
+        return found
+
+    def _mark_local(self, model_id: str, folder: str) -> bool:
+        marked = False
+        for cards in self._cards.values():
+            if model_id in cards:
+                cards[model_id].local_path = folder
+                marked = True
+        return marked
+
+    # ------------------------------------------------------------------------------ the Hub
+
+    def refresh(self, tasks: Iterable[str] | None = None, limit: int = 20, api: Any = None) -> dict[str, int]:
+        """Merge the Hub's most downloaded models per task into the catalog; return the count per task.
+
+        ``api`` is a ``huggingface_hub.HfApi`` (default: a new one, honouring ``HF_ENDPOINT``/``HF_TOKEN``).
+        Existing cards keep their description and local path; counts and tags are updated.
+        """
+        from huggingface_hub import HfApi
+
+        api = api or HfApi()
+        names = list(tasks) if tasks is not None else _table_tasks() or self.tasks()
+        counts: dict[str, int] = {}
+        for task in names:
+            self._check_task(task)
+            try:
+                infos = list(api.list_models(pipeline_tag=task, sort="downloads", limit=limit,
+                                             expand=["downloads", "likes", "tags", "pipeline_tag"]))
+            except Exception as exc:
+                cause = " ".join(str(exc).split())[:300]
+                raise CatalogError(f"cannot list {task} models from {api.endpoint}: {cause}") from None
+            self._merge(ModelCard(id=i.id, task=task, downloads=int(i.downloads or 0), likes=int(i.likes or 0),
+                                  tags=[t for t in (i.tags or []) if ":" not in t][:12]) for i in infos)
+            counts[task] = len(infos)
+        return counts
+
+    def _merge(self, cards: Iterable[ModelCard]) -> None:
+        with self._lock:
+            for card in cards:
+                old = self._cards.setdefault(card.task, {}).get(card.id)
+                if old is not None:
+                    card = replace(card, description=card.description or old.description,
+                                   local_path=card.local_path or old.local_path, tags=card.tags or old.tags)
+                self._cards[card.task][card.id] = card
+
+    # ---------------------------------------------------------------------------- persistence
+
+    def save(self, path: str | Path) -> Path:
+        """Write the catalog as JSON (the shipped file's format), atomically."""
+        path = Path(path)
+        with self._lock:
+            data = {"version": 1, "tasks": {task: [_card_dict(c) for c in self.candidates(task, k=len(cards))]
+                                            for task, cards in sorted(self._cards.items()) if cards}}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".catalog-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(data, fh, indent=1, ensure_ascii=False)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path, *, scan_hf_cache: bool = False) -> "ModelCatalog":
+        """A catalog saved by ``save`` (it already holds the shipped models it was built from)."""
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise CatalogError(f"cannot read catalog {path}: {exc.strerror or exc}") from None
+        return cls(read_cards(text, source=str(path)), shipped=False, scan_hf_cache=scan_hf_cache)
+
+    # ------------------------------------------------------------------------------ helpers
+
+    def _known_task(self, task: str) -> bool:
+        known = _table_tasks()
+        return task in known if known else task in self._cards
+
+    def _check_task(self, task: str) -> None:
+        if not self._known_task(task):
+            raise UnknownTaskError(task, _table_tasks() or self.tasks())
+
+
+def read_cards(text: str, source: str = SHIPPED_CATALOG) -> list[ModelCard]:
+    """Cards from catalog JSON: ``{"tasks": {task: [{"id", "downloads", ...}]}}``."""
+    try:
+        data = json.loads(text)
+        return [ModelCard(task=task, **entry) for task, entries in data["tasks"].items() for entry in entries]
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise CatalogError(f"{source}: not a model catalog ({type(exc).__name__}: {exc})") from None
+
+
+def folder_task(folder: str | Path) -> str | None:
+    """The task of a model folder: the local executor's detection when importable, else README/config."""
+    try:
+        from hugginggpt.tools.executors.local_tasks.folder_task import local_model_task
+    except ImportError:
+        local_model_task = None
+    if local_model_task is not None:
+        try:
+            task = local_model_task(folder)
+        except Exception:  # a malformed folder: fall back to the simple reading below
+            task = None
+        if task:
+            return task
+    return _simple_folder_task(Path(folder))
+
+
+def _simple_folder_task(folder: Path) -> str | None:
+    try:
+        readme = (folder / "README.md").read_text(encoding="utf-8")
+        match = _PIPELINE_TAG.search(readme.split("---", 2)[1]) if readme.startswith("---") else None
+        if match:
+            return match.group(1)
+    except (OSError, IndexError):
+        pass
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    for architecture in config.get("architectures") or []:
+        for suffix, task in _ARCHITECTURE_SUFFIXES:
+            if str(architecture).endswith(suffix):
+                return task
+    return None
+
+
+def _table_tasks() -> list[str]:
+    """Task names of the task table (empty when the table cannot be loaded)."""
+    try:
+        from hugginggpt.tools.table import task_table
+
+        return list(task_table())
+    except Exception:  # noqa: BLE001 - the catalog still works on its own data
+        return []
+
+
+def _card_dict(card: ModelCard) -> dict[str, Any]:
+    data = asdict(card)
+    data.pop("task")
+    if data["local_path"] is None:
+        data.pop("local_path")
+    return data

@@ -1,0 +1,176 @@
+"""LocalExecutor: runs task models on this machine with transformers (and diffusers when installed).
+
+A model is a local folder, a Hub id the catalog maps to a folder, or a Hub id already in the Hugging
+Face cache. Nothing is downloaded here: a model that is not on disk is reported with ``can_run``
+False, so the hybrid executor sends the call to the remote executor instead.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Protocol
+
+from hugginggpt.errors import ModelLoadError, TaskError
+from hugginggpt.tools.executors.base import Executor, TaskCall
+from hugginggpt.tools.executors.local_tasks import (
+    HANDLERS,
+    LoadOptions,
+    TaskHandler,
+    handler_for,
+)
+from hugginggpt.tools.executors.local_tasks.cache import ModelCache
+from hugginggpt.tools.executors.local_tasks.common import (
+    first_line,
+    missing_extra_error,
+    task_name,
+)
+from hugginggpt.tools.executors.local_tasks.folder_task import local_model_task
+
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+CANDIDATES_TO_TRY = 20
+
+
+class Catalog(Protocol):
+    """What the executor needs from a model catalog (``hugginggpt.tools.catalog.ModelCatalog``)."""
+
+    def local_path(self, model_id: str) -> Path | None: ...
+
+    def candidates(self, task: str, k: int = 5) -> list[Any]: ...
+
+
+def default_device() -> str:
+    """``cuda`` when a GPU is usable, else ``cpu``."""
+    try:
+        import torch
+    except ImportError:
+        return "cpu"
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def cached_snapshot(model_id: str) -> Path | None:
+    """The folder of ``model_id`` in the Hugging Face cache, without touching the network."""
+    if not _HUB_ID.match(model_id):
+        return None
+    from huggingface_hub import snapshot_download
+
+    try:
+        return Path(snapshot_download(model_id, local_files_only=True))
+    except Exception:  # noqa: BLE001  not cached (LocalEntryNotFoundError) or an id the Hub rejects
+        return None
+
+
+class LocalExecutor(Executor):
+    """Runs tasks on local models, keeping at most ``max_models`` of them loaded (LRU)."""
+
+    name = "local"
+
+    def __init__(self, catalog: Catalog | None = None, *, max_models: int = 4, device: str | None = None,
+                 dtype: Any = "auto"):
+        self.catalog = catalog
+        self.options = LoadOptions(device=device or default_device(), dtype=dtype)
+        self._cache = ModelCache(max_models)
+
+    # ------------------------------------------------------------------ what can run here
+
+    @staticmethod
+    def tasks() -> list[str]:
+        """Tasks with a local handler (whether or not a model for them is on disk)."""
+        return sorted(HANDLERS)
+
+    def can_run(self, task: str, model: str | None) -> bool:
+        handler = handler_for(task)
+        if handler is None or handler.missing_requirement():
+            return False
+        return self.resolve(task, model) is not None
+
+    def resolve(self, task: str, model: str | None) -> Path | None:
+        """The local folder of ``model`` (or of the catalog's first local candidate when None)."""
+        if model is None:
+            return self._default_folder(task)
+        folder = Path(model).expanduser()
+        if folder.is_dir():
+            return folder.resolve()
+        if self.catalog is not None:
+            mapped = self.catalog.local_path(model)
+            if mapped is not None and Path(mapped).is_dir():
+                return Path(mapped)
+        return cached_snapshot(model)
+
+    def _default_folder(self, task: str) -> Path | None:
+        if self.catalog is None:
+            return None
+        for card in self.catalog.candidates(task, k=CANDIDATES_TO_TRY):
+            folder = getattr(card, "local_path", None)
+            if folder and Path(folder).is_dir():
+                return Path(folder)
+            folder = self.resolve(task, card.id)
+            if folder is not None:
+                return folder
+        return None
+
+    # ------------------------------------------------------------------ the model cache
+
+    @property
+    def load_count(self) -> int:
+        """How many models were loaded so far (cache hits do not count)."""
+        return self._cache.load_count
+
+    def loaded_models(self) -> list[str]:
+        """Folders of the loaded models, least recently used first."""
+        return [str(folder) for _, folder in self._cache.loaded_keys()]
+
+    def unload_all(self) -> None:
+        self._cache.clear()
+
+    def model_for(self, task: str, model: str | None) -> Any:
+        """The loaded model object that runs ``task`` (loading it once); ``ModelLoadError`` otherwise."""
+        return self._loaded(task, model)[1]
+
+    def _loaded(self, task: str, model: str | None) -> tuple[TaskHandler, Any]:
+        handler = self._handler(task)
+        folder = self.resolve(task, model)
+        if folder is None:
+            raise ModelLoadError(task, _not_local_cause(task, model))
+        key = (handler.loader_key, str(folder))
+        return handler, self._cache.get(key, lambda: self._load(task, handler, folder))
+
+    def _handler(self, task: str) -> TaskHandler:
+        handler = handler_for(task)
+        if handler is None:
+            raise ModelLoadError(task, "this task has no local implementation; use the remote executor")
+        missing = handler.missing_requirement()
+        if missing:
+            raise missing_extra_error(task, missing, handler.extra)
+        return handler
+
+    def _load(self, task: str, handler: TaskHandler, folder: Path) -> Any:
+        try:
+            return handler.load(folder, self.options)
+        except Exception as exc:
+            raise ModelLoadError(task, f"cannot load the model in {folder}: {first_line(exc)}") from exc
+
+    # ------------------------------------------------------------------ running
+
+    def run(self, call: TaskCall) -> dict[str, Any]:
+        from hugginggpt.tools.results import check_envelope
+
+        task = task_name(call)
+        handler, model = self._loaded(task, call.model)
+        try:
+            result = handler.infer(model, call)
+        except TaskError:
+            raise
+        except Exception as exc:
+            raise TaskError(task, f"inference failed: {first_line(exc)}") from exc
+        return check_envelope(result, task=task)
+
+
+def _not_local_cause(task: str, model: str | None) -> str:
+    if model is None:
+        return f"no local model for task {task}; register a folder or use the remote executor"
+    return (f"model {model!r} is not available locally (not a folder, not registered in the catalog, "
+            "not in the Hugging Face cache); register a folder or use the remote executor")
+
+
+__all__ = ["LocalExecutor", "cached_snapshot", "default_device", "local_model_task"]

@@ -1,0 +1,36 @@
+"""Per-family handlers of the local executor: which tasks run locally, and how.
+
+``HANDLERS`` maps a task name (the Hub's pipeline tag) to its ``TaskHandler``; a task missing here
+has no local implementation, so the local executor reports it cannot run it.
+"""
+
+from __future__ import annotations
+
+from hugginggpt.tools.executors.local_tasks import (
+    audio,
+    diffusion,
+    extractive_qa,
+    multimodal,
+    nlp,
+    seq2seq,
+    vision,
+)
+from hugginggpt.tools.executors.local_tasks.common import LoadOptions, TaskHandler
+
+HANDLERS: dict[str, TaskHandler] = {
+    **nlp.HANDLERS,
+    **extractive_qa.HANDLERS,
+    **seq2seq.HANDLERS,
+    **vision.HANDLERS,
+    **audio.HANDLERS,
+    **multimodal.HANDLERS,
+    **diffusion.HANDLERS,
+}
+
+
+def handler_for(task: str) -> TaskHandler | None:
+    """The local handler of ``task``, or None when the task has no local implementation."""
+    return HANDLERS.get(task)
+
+
+__all__ = ["HANDLERS", "LoadOptions", "TaskHandler", "handler_for"]

@@ -1,0 +1,51 @@
+"""Audio tasks: speech recognition, audio classification, text-to-speech."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hugginggpt.tools.executors.local_tasks.common import (
+    TaskHandler,
+    arg,
+    open_audio,
+    required,
+    scored_labels,
+    top_label_text,
+)
+from hugginggpt.tools.executors.local_tasks.pipelines import pipeline_loader
+
+
+def _pipeline_audio(pipe, call) -> dict[str, Any]:
+    """The call's audio resampled to the model's rate, in the form audio pipelines take."""
+    rate = getattr(pipe.feature_extractor, "sampling_rate", None) or 16000
+    samples, rate = open_audio(call, rate)
+    return {"raw": samples, "sampling_rate": rate}
+
+
+def speech_recognition(pipe, call) -> dict[str, Any]:
+    out = pipe(_pipeline_audio(pipe, call))
+    return {"text": str(out["text"]).strip()}
+
+
+def audio_classification(pipe, call) -> dict[str, Any]:
+    rows = scored_labels(pipe(_pipeline_audio(pipe, call), top_k=int(arg(call, "top_k", 5))))
+    return {"text": top_label_text(rows), "data": rows}
+
+
+def text_to_speech(pipe, call) -> dict[str, Any]:
+    from hugginggpt.tools.resources import save_audio
+
+    out = pipe(required(call, "text"))
+    return {"audio": save_audio(out["audio"], out["sampling_rate"], call.workspace)}
+
+
+HANDLERS = {
+    "automatic-speech-recognition": TaskHandler(
+        "automatic-speech-recognition", pipeline_loader("automatic-speech-recognition"), speech_recognition
+    ),
+    "audio-classification": TaskHandler(
+        "audio-classification", pipeline_loader("audio-classification"), audio_classification
+    ),
+    "text-to-speech": TaskHandler("text-to-audio", pipeline_loader("text-to-audio"), text_to_speech),
+    "text-to-audio": TaskHandler("text-to-audio", pipeline_loader("text-to-audio"), text_to_speech),
+}

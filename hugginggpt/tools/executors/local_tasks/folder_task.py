@@ -1,0 +1,111 @@
+"""Infer the task (Hub pipeline tag) of a local model folder, for registering folders without a tag."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+# (transformers auto-mapping, task), most specific first: an architecture may sit in several mappings.
+_MAPPINGS = [
+    ("MODEL_FOR_CTC_MAPPING_NAMES", "automatic-speech-recognition"),
+    ("MODEL_FOR_SPEECH_SEQ_2_SEQ_MAPPING_NAMES", "automatic-speech-recognition"),
+    ("MODEL_FOR_TEXT_TO_WAVEFORM_MAPPING_NAMES", "text-to-speech"),
+    ("MODEL_FOR_TEXT_TO_SPECTROGRAM_MAPPING_NAMES", "text-to-speech"),
+    ("MODEL_FOR_AUDIO_CLASSIFICATION_MAPPING_NAMES", "audio-classification"),
+    ("MODEL_FOR_ZERO_SHOT_IMAGE_CLASSIFICATION_MAPPING_NAMES", "zero-shot-image-classification"),
+    ("MODEL_FOR_ZERO_SHOT_OBJECT_DETECTION_MAPPING_NAMES", "zero-shot-object-detection"),
+    ("MODEL_FOR_OBJECT_DETECTION_MAPPING_NAMES", "object-detection"),
+    ("MODEL_FOR_SEMANTIC_SEGMENTATION_MAPPING_NAMES", "image-segmentation"),
+    ("MODEL_FOR_UNIVERSAL_SEGMENTATION_MAPPING_NAMES", "image-segmentation"),
+    ("MODEL_FOR_INSTANCE_SEGMENTATION_MAPPING_NAMES", "image-segmentation"),
+    ("MODEL_FOR_IMAGE_SEGMENTATION_MAPPING_NAMES", "image-segmentation"),
+    ("MODEL_FOR_DEPTH_ESTIMATION_MAPPING_NAMES", "depth-estimation"),
+    ("MODEL_FOR_MASK_GENERATION_MAPPING_NAMES", "mask-generation"),
+    ("MODEL_FOR_VIDEO_CLASSIFICATION_MAPPING_NAMES", "video-classification"),
+    ("MODEL_FOR_IMAGE_CLASSIFICATION_MAPPING_NAMES", "image-classification"),
+    ("MODEL_FOR_DOCUMENT_QUESTION_ANSWERING_MAPPING_NAMES", "document-question-answering"),
+    ("MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES", "image-text-to-text"),
+    ("MODEL_FOR_TABLE_QUESTION_ANSWERING_MAPPING_NAMES", "table-question-answering"),
+    ("MODEL_FOR_QUESTION_ANSWERING_MAPPING_NAMES", "question-answering"),
+    ("MODEL_FOR_TOKEN_CLASSIFICATION_MAPPING_NAMES", "token-classification"),
+    ("MODEL_FOR_SEQUENCE_CLASSIFICATION_MAPPING_NAMES", "text-classification"),
+    ("MODEL_FOR_SEQ_TO_SEQ_CAUSAL_LM_MAPPING_NAMES", "text2text-generation"),
+    ("MODEL_FOR_CAUSAL_LM_MAPPING_NAMES", "text-generation"),
+    ("MODEL_FOR_MASKED_LM_MAPPING_NAMES", "fill-mask"),
+]
+# Captioning models the image-to-text handler runs (others in the image-text-to-text mapping are chat VLMs).
+_CAPTIONERS = {"vision-encoder-decoder", "blip", "git", "pix2struct"}
+_TRANSLATORS = {"marian", "m2m_100", "nllb-moe", "fsmt"}
+_PIPELINE_TAG = re.compile(r"^pipeline_tag:\s*['\"]?([\w-]+)['\"]?\s*$", re.MULTILINE)
+
+
+def local_model_task(path: str | Path) -> str | None:
+    """The pipeline tag of a model folder: its README's ``pipeline_tag``, else guessed from config.json.
+
+    Returns None when the folder has neither, or its architecture maps to no known task.
+    """
+    folder = Path(path)
+    tag = _readme_tag(folder / "README.md")
+    if tag:
+        return tag
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return _diffusers_task(folder)
+    return _config_task(config, folder)
+
+
+def _readme_tag(readme: Path) -> str | None:
+    try:
+        text = readme.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    if not text.startswith("---"):
+        return None
+    front_matter = text.split("---", 2)[1] if text.count("---") >= 2 else ""
+    match = _PIPELINE_TAG.search(front_matter)
+    return match.group(1) if match else None
+
+
+def _diffusers_task(folder: Path) -> str | None:
+    try:
+        index = json.loads((folder / "model_index.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    name = str(index.get("_class_name", ""))
+    if "Img2Img" in name or "Image2Image" in name:
+        return "image-to-image"
+    if "Video" in name:
+        return "text-to-video"
+    return "text-to-image" if "text_encoder" in index else "unconditional-image-generation"
+
+
+def _config_task(config: dict, folder: Path) -> str | None:
+    model_type = str(config.get("model_type", ""))
+    architectures = config.get("architectures") or []
+    if model_type in _CAPTIONERS:
+        return "image-to-text"
+    from transformers.models.auto import modeling_auto
+
+    for arch in architectures:
+        for mapping_name, task in _MAPPINGS:
+            names = getattr(modeling_auto, mapping_name, {})
+            if not any(arch == v or (isinstance(v, tuple) and arch in v) for v in names.values()):
+                continue
+            if task == "text-classification" and "entailment" in {
+                str(label).lower() for label in (config.get("label2id") or {})
+            }:
+                return "zero-shot-classification"
+            if task == "text2text-generation" and model_type in _TRANSLATORS:
+                return "translation"
+            return task
+    if architectures or model_type:
+        # A bare encoder: embeddings of images when it has an image processor and no tokenizer.
+        has_images = (folder / "preprocessor_config.json").exists()
+        has_text = any((folder / name).exists() for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt"))
+        if has_images and not has_text:
+            return "image-feature-extraction"
+        if has_text:
+            return "feature-extraction"
+    return None

@@ -1,0 +1,165 @@
+"""Text tasks: classification, tagging, table QA, masks, embeddings, similarity, generation."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from hugginggpt.errors import TaskError
+from hugginggpt.tools.executors.local_tasks.common import (
+    TaskHandler,
+    arg,
+    as_list,
+    jsonable,
+    required,
+    scored_labels,
+    task_name,
+    top_label_text,
+)
+from hugginggpt.tools.executors.local_tasks.pipelines import pipeline_loader
+
+
+def _labels_result(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"text": top_label_text(rows), "data": rows}
+
+
+def text_classification(pipe, call) -> dict[str, Any]:
+    top_k = int(arg(call, "top_k", 1))
+    out = pipe(required(call, "text"), top_k=top_k)
+    return _labels_result(scored_labels(out[0] if out and isinstance(out[0], list) else out))
+
+
+def token_classification(pipe, call) -> dict[str, Any]:
+    entities = pipe(required(call, "text"), aggregation_strategy="simple")
+    rows = [
+        {
+            "entity_group": str(e.get("entity_group", e.get("entity"))),
+            "score": float(e["score"]),
+            "word": str(e["word"]),
+            "start": e.get("start"),
+            "end": e.get("end"),
+        }
+        for e in entities
+    ]
+    text = ", ".join(f"{r['word']} ({r['entity_group']})" for r in rows) or "no entities"
+    return {"text": text, "data": jsonable(rows)}
+
+
+def table_question_answering(pipe, call) -> dict[str, Any]:
+    table = required(call, "table")
+    if not isinstance(table, dict):
+        table = _read_csv_table(call, table)
+    columns = {str(k): [str(v) for v in vals] for k, vals in table.items()}
+    out = jsonable(pipe(table=columns, query=required(call, "question")))
+    return {"text": str(out.get("answer", "")), "data": out}
+
+
+def _read_csv_table(call, path) -> dict[str, list[str]]:
+    import csv
+
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+    except OSError as exc:
+        raise TaskError(task_name(call), f"cannot read table {path}: {exc.strerror}") from None
+    if not rows:
+        raise TaskError(task_name(call), f"the table {path} is empty")
+    return {col: [row[col] for row in rows] for col in rows[0]}
+
+
+def zero_shot_classification(pipe, call) -> dict[str, Any]:
+    labels = as_list(required(call, "candidate_labels"))
+    out = pipe(required(call, "text"), candidate_labels=labels, multi_label=bool(arg(call, "multi_label", False)))
+    rows = [{"label": lab, "score": float(s)} for lab, s in zip(out["labels"], out["scores"])]
+    return _labels_result(rows)
+
+
+def fill_mask(pipe, call) -> dict[str, Any]:
+    text = required(call, "text")
+    mask = pipe.tokenizer.mask_token
+    if mask and mask not in text:
+        # LLMs write [MASK] / <mask> regardless of the model's own token.
+        for other in ("[MASK]", "<mask>", "<MASK>"):
+            text = text.replace(other, mask)
+    if mask and mask not in text:
+        raise TaskError(task_name(call), f"the text has no mask token {mask!r} to fill")
+    out = pipe(text, top_k=int(arg(call, "top_k", 5)))
+    if out and isinstance(out[0], list):  # several masks: keep the first
+        out = out[0]
+    rows = [
+        {"token_str": str(o["token_str"]), "score": float(o["score"]), "sequence": str(o["sequence"])}
+        for o in out
+    ]
+    return {"text": rows[0]["sequence"] if rows else text, "data": rows}
+
+
+def feature_extraction(pipe, call) -> dict[str, Any]:
+    return {"data": jsonable(pipe(required(call, "text"))[0])}
+
+
+def _mean_embedding(pipe, text: str) -> list[float]:
+    tokens = pipe(text)[0]
+    width = len(tokens[0])
+    return [sum(tok[i] for tok in tokens) / len(tokens) for i in range(width)]
+
+
+def _cosine(a: list[float], b: list[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
+
+
+def sentence_similarity(pipe, call) -> dict[str, Any]:
+    """Mean-pooled token embeddings compared by cosine (what sentence-transformers models expect)."""
+    source = _mean_embedding(pipe, required(call, "source_sentence"))
+    value = required(call, "sentences")
+    sentences = [value] if isinstance(value, str) else [str(s) for s in value]
+    scores = [_cosine(source, _mean_embedding(pipe, s)) for s in sentences]
+    best = max(range(len(scores)), key=scores.__getitem__)
+    return {"text": f"most similar: {sentences[best]!r} ({scores[best]:.3f})", "data": scores}
+
+
+def text_generation(pipe, call) -> dict[str, Any]:
+    out = pipe(
+        required(call, "text"), max_new_tokens=int(arg(call, "max_new_tokens", 64)), return_full_text=False
+    )
+    return {"text": str(out[0]["generated_text"])}
+
+
+def conversational(pipe, call) -> dict[str, Any]:
+    """A chat turn: chat messages when the tokenizer has a chat template, plain text otherwise."""
+    text = required(call, "text")
+    max_new_tokens = int(arg(call, "max_new_tokens", 128))
+    if getattr(pipe.tokenizer, "chat_template", None):
+        out = pipe([{"role": "user", "content": text}], max_new_tokens=max_new_tokens)
+        reply = out[0]["generated_text"]
+        if isinstance(reply, list):
+            reply = reply[-1]["content"]
+    else:
+        reply = pipe(text, max_new_tokens=max_new_tokens, return_full_text=False)[0]["generated_text"]
+    return {"text": str(reply)}
+
+
+HANDLERS: dict[str, TaskHandler] = {
+    "text-classification": TaskHandler(
+        "text-classification", pipeline_loader("text-classification"), text_classification
+    ),
+    "token-classification": TaskHandler(
+        "token-classification", pipeline_loader("token-classification"), token_classification
+    ),
+    "table-question-answering": TaskHandler(
+        "table-question-answering", pipeline_loader("table-question-answering"), table_question_answering
+    ),
+    "zero-shot-classification": TaskHandler(
+        "zero-shot-classification", pipeline_loader("zero-shot-classification"), zero_shot_classification
+    ),
+    "fill-mask": TaskHandler("fill-mask", pipeline_loader("fill-mask"), fill_mask),
+    "feature-extraction": TaskHandler(
+        "feature-extraction", pipeline_loader("feature-extraction"), feature_extraction
+    ),
+    "sentence-similarity": TaskHandler(
+        "feature-extraction", pipeline_loader("feature-extraction"), sentence_similarity
+    ),
+    "text-generation": TaskHandler("text-generation", pipeline_loader("text-generation"), text_generation),
+    "conversational": TaskHandler("text-generation", pipeline_loader("text-generation"), conversational),
+}

@@ -1,0 +1,199 @@
+"""Build one LangChain ``StructuredTool`` per task of the table.
+
+A tool call validates its arguments, turns media arguments into checked local files, and hands a
+``TaskCall`` to the executor. The model and the workspace of a call come through the LangChain
+config (``configurable.hf_model`` / ``configurable.workspace``), so one set of tools serves many
+runs and every call passes through callbacks.
+
+Errors are typed (``TaskError`` subclasses, which are ``ToolException``s). Tools raise them by
+default so Python callers can catch them; agents pass ``handle_tool_error=True`` (or set it on the
+tools) to get the one-line message back as an observation instead.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
+
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import StructuredTool
+from pydantic import ValidationError
+
+from hugginggpt.errors import InvalidArgumentsError, ResourceError, TaskError
+from hugginggpt.tools.executors.base import Executor, TaskCall
+from hugginggpt.tools.results import check_envelope
+from hugginggpt.tools.schemas import args_model, is_integer
+from hugginggpt.tools.table import ArgSpec, TaskSpec, get_task, task_table
+
+if TYPE_CHECKING:
+    from hugginggpt.tools.catalog import ModelCatalog
+    from hugginggpt.tools.resources import Workspace
+
+
+class TaskTool(StructuredTool):
+    """A ``StructuredTool`` for one task: argument errors become ``InvalidArgumentsError``."""
+
+    task: TaskSpec
+
+    def _parse_input(self, tool_input: str | dict[str, Any], tool_call_id: str | None) -> str | dict[str, Any]:
+        try:
+            return super()._parse_input(tool_input, tool_call_id)
+        except ValidationError as exc:
+            raise InvalidArgumentsError(self.name, describe_validation_error(exc)) from None
+
+
+class ToolRuntime:
+    """What the tools of one ``build_tools`` call share: the executor and the fallback workspace.
+
+    Both are created on first use, so building tools is cheap and needs no network or models.
+    """
+
+    def __init__(self, executor: Executor | None = None, catalog: "ModelCatalog | None" = None,
+                 workspace: "Workspace | None" = None):
+        self._executor = executor
+        self._catalog = catalog
+        self._workspace = workspace
+        self._lock = threading.Lock()
+
+    @property
+    def executor(self) -> Executor:
+        with self._lock:
+            if self._executor is None:
+                from hugginggpt.tools.executors import default_executor
+
+                self._executor = default_executor(catalog=self._catalog)
+            return self._executor
+
+    def workspace(self, config: RunnableConfig | None) -> "Workspace":
+        """The call's workspace: from the config, else the one given to ``build_tools``, else a default."""
+        configured = _configurable(config).get("workspace")
+        if configured is not None:
+            return configured
+        with self._lock:
+            if self._workspace is None:
+                from hugginggpt.tools.resources import Workspace
+
+                self._workspace = Workspace()
+            return self._workspace
+
+    def prepare(self, spec: TaskSpec, args: dict[str, Any], config: RunnableConfig | None) -> TaskCall:
+        """Validate ``args`` (filling defaults), resolve media to local files, and build the call."""
+        try:
+            values = args_model(spec).model_validate(args).model_dump()
+        except ValidationError as exc:
+            raise InvalidArgumentsError(spec.name, describe_validation_error(exc)) from None
+        workspace = self.workspace(config)
+        for arg in spec.media_args:
+            if values.get(arg.name) is not None:
+                values[arg.name] = resolve_media(spec.name, arg, values[arg.name], workspace)
+        model = _configurable(config).get("hf_model")
+        return TaskCall(task=spec, args=values, workspace=workspace, model=model)
+
+    def run(self, spec: TaskSpec, args: dict[str, Any], config: RunnableConfig | None) -> dict[str, Any]:
+        call = self.prepare(spec, args, config)
+        with _typed_errors(spec):
+            result = self.executor.run(call)
+        return check_envelope(result, task=spec.name)
+
+    async def arun(self, spec: TaskSpec, args: dict[str, Any], config: RunnableConfig | None) -> dict[str, Any]:
+        call = self.prepare(spec, args, config)
+        with _typed_errors(spec):
+            result = await self.executor.arun(call)
+        return check_envelope(result, task=spec.name)
+
+def build_tools(tasks: Iterable[str] | None = None, *, executor: Executor | None = None,
+                catalog: "ModelCatalog | None" = None, workspace: "Workspace | None" = None,
+                handle_tool_error: bool = False) -> list[StructuredTool]:
+    """One tool per task (all of the table by default), named after the task.
+
+    ``executor`` defaults to ``default_executor(catalog=catalog)``, created on the first call.
+    ``workspace`` is used when a call's config names none; without either, a default one is made.
+    Unknown task names raise ``UnknownTaskError``.
+    """
+    specs = list(task_table().values()) if tasks is None else [get_task(name) for name in tasks]
+    runtime = ToolRuntime(executor, catalog, workspace)
+    return [make_tool(spec, runtime, handle_tool_error=handle_tool_error) for spec in specs]
+
+
+def make_tool(spec: TaskSpec, runtime: ToolRuntime, *, handle_tool_error: bool = False) -> TaskTool:
+    """The tool of one task, running through ``runtime``."""
+
+    def run_task(config: RunnableConfig, **kwargs: Any) -> dict[str, Any]:
+        return runtime.run(spec, kwargs, config)
+
+    async def arun_task(config: RunnableConfig, **kwargs: Any) -> dict[str, Any]:
+        return await runtime.arun(spec, kwargs, config)
+
+    run_task.__name__ = arun_task.__name__ = spec.name.replace("-", "_")
+    return TaskTool(
+        name=spec.name,
+        description=tool_description(spec),
+        args_schema=args_model(spec),
+        func=run_task,
+        coroutine=arun_task,
+        task=spec,
+        handle_tool_error=handle_tool_error,
+        metadata={"task": spec.name, "category": spec.category, "outputs": list(spec.outputs)},
+    )
+
+
+def tool_description(spec: TaskSpec) -> str:
+    """The task's description, a one-line argument summary, and what it returns."""
+    summary = ", ".join(_arg_summary(arg) for arg in spec.args) or "no arguments"
+    return f"{spec.description} Args: {summary}. Returns: {', '.join(spec.outputs)}."
+
+
+def _arg_summary(arg: ArgSpec) -> str:
+    kind = "integer" if is_integer(arg) else arg.kind
+    if arg.kind == "choice":
+        kind = " | ".join(arg.choices or ())
+    elif arg.kind == "list":
+        kind = f"list of {arg.items or 'text'}"
+    if arg.required:
+        return f"{arg.name} ({kind})"
+    default = "" if arg.default is None else f", default {arg.default}"
+    return f"{arg.name} ({kind}, optional{default})"
+
+
+def resolve_media(task: str, arg: ArgSpec, value: str, workspace: "Workspace") -> Path:
+    """A media argument as a checked local file path; ``ResourceError`` naming task and argument."""
+    from hugginggpt.tools.resources import contains_resource_ref
+
+    if contains_resource_ref(value):
+        raise ResourceError(task, f"argument {arg.name!r}: unresolved reference {value!r} "
+                                  "(references are substituted before a tool runs)")
+    try:
+        return Path(workspace.resolve(value, arg.kind))
+    except ResourceError as exc:
+        raise ResourceError(task, f"argument {arg.name!r}: {exc.cause}") from None
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """One line per bad argument: ``name: what is wrong`` (unknown names say so)."""
+    problems = []
+    for err in exc.errors():
+        name = ".".join(str(part) for part in err["loc"]) or "arguments"
+        if err["type"] == "extra_forbidden":
+            problems.append(f"{name}: unknown argument")
+        elif err["type"] == "missing":
+            problems.append(f"{name}: required argument missing")
+        else:
+            problems.append(f"{name}: {err['msg']}")
+    return "invalid arguments: " + "; ".join(problems)
+
+
+def _configurable(config: RunnableConfig | None) -> dict[str, Any]:
+    return (config or {}).get("configurable") or {}
+
+
+@contextmanager
+def _typed_errors(spec: TaskSpec) -> Iterator[None]:
+    """Let ``TaskError``s through; turn an executor bug into one typed line naming the task."""
+    try:
+        yield
+    except TaskError:
+        raise
+    except Exception as exc:
+        raise TaskError(spec.name, f"{type(exc).__name__}: {exc}") from exc

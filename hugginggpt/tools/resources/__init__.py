@@ -1,0 +1,44 @@
+"""Resources of a run: the workspace, confined paths, URL downloads and media files.
+
+``Workspace`` is the gate between what an LLM writes in a plan and what a model reads; the media
+helpers load inputs and write generated outputs atomically under unique names.
+"""
+
+from hugginggpt.tools.resources.atomic import atomic_write
+from hugginggpt.tools.resources.download import download, format_size
+from hugginggpt.tools.resources.media import (
+    check_kind,
+    load_audio,
+    load_image,
+    resample,
+    save_audio,
+    save_image,
+    save_video,
+)
+from hugginggpt.tools.resources.refs import (
+    RESOURCE_REF,
+    contains_resource_ref,
+    is_resource_ref,
+    resource_ref_id,
+)
+from hugginggpt.tools.resources.workspace import MiB, Workspace, new_run_id
+
+__all__ = [
+    "MiB",
+    "RESOURCE_REF",
+    "Workspace",
+    "atomic_write",
+    "check_kind",
+    "contains_resource_ref",
+    "download",
+    "format_size",
+    "is_resource_ref",
+    "load_audio",
+    "load_image",
+    "new_run_id",
+    "resample",
+    "resource_ref_id",
+    "save_audio",
+    "save_image",
+    "save_video",
+]

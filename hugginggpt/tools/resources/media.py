@@ -1,0 +1,188 @@
+"""Reading and writing media files: checking a file is the kind a task expects, loading it, and
+saving what models generate.
+
+Everything written goes through ``atomic_write`` under a name from ``Workspace.new_path``, so
+parallel tasks never collide and no partial file is left behind. ``soundfile`` (audio) is an
+optional dependency (extra ``local``) and is imported only when audio is touched.
+
+Video: no video encoder ships with our dependencies, so ``save_video`` writes an animated GIF
+(Pillow): a real, playable file that any browser shows. Video inputs are recognised by the magic
+bytes of MP4/MOV, WebM/MKV, AVI or GIF.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from math import gcd
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from PIL import Image, ImageOps
+
+from hugginggpt.errors import ResourceError
+from hugginggpt.tools.resources.atomic import atomic_write
+from hugginggpt.tools.resources.sniff import AUDIO_SUFFIXES, is_video_head, sniff_suffix
+
+if TYPE_CHECKING:
+    from hugginggpt.tools.resources.workspace import Workspace
+
+# Extension -> libsndfile format name, for the audio formats soundfile may decode.
+_SOUNDFILE_FORMATS = {".wav": "WAV", ".flac": "FLAC", ".ogg": "OGG", ".opus": "OGG", ".mp3": "MP3"}
+
+
+def _soundfile():
+    try:
+        import soundfile
+    except ImportError:  # pragma: no cover - depends on the installed extras
+        raise ResourceError(None, "audio needs the 'soundfile' package: pip install 'hugginggpt[local]'") from None
+    return soundfile
+
+
+def _head(path: Path, n: int = 64) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(n)
+
+
+# ---------------------------------------------------------------------------------------- checks
+
+
+def check_kind(path: str | Path, kind: str | None) -> Path:
+    """Raise ``ResourceError`` unless the file's content is of ``kind`` (image, audio, video).
+
+    Other kinds (text, table, None) are not checked. Returns the path for chaining.
+    """
+    path = Path(path)
+    if kind == "image":
+        _check_image(path)
+    elif kind == "audio":
+        _check_audio(path)
+    elif kind == "video" and not is_video_head(_head(path)):
+        raise ResourceError(None, f"not a video (MP4, MOV, WebM, MKV, AVI or GIF): {path}")
+    return path
+
+
+def _check_image(path: Path) -> None:
+    try:
+        with Image.open(path) as img:
+            img.verify()
+    except Image.DecompressionBombError:
+        raise ResourceError(None, f"image too large to open safely: {path}") from None
+    except Exception:
+        raise ResourceError(None, f"not an image: {path}") from None
+
+
+def _check_audio(path: Path) -> None:
+    """soundfile must read the header; formats it cannot decode (m4a, aac...) need audio magic bytes."""
+    sf = _soundfile()
+    try:
+        sf.info(str(path))
+        return
+    except Exception:
+        pass
+    suffix = path.suffix.lower()
+    decodable = _SOUNDFILE_FORMATS.get(suffix) in sf.available_formats()
+    sniffed = sniff_suffix(_head(path))
+    if suffix in AUDIO_SUFFIXES and not decodable and sniffed in {".m4a", ".mp4", ".mp3", ".ogg"}:
+        return
+    raise ResourceError(None, f"not an audio file: {path}")
+
+
+# --------------------------------------------------------------------------------------- loading
+
+
+def load_image(path: str | Path) -> Image.Image:
+    """Open an image as RGB, upright (EXIF orientation applied), fully read so the file is closed."""
+    try:
+        with Image.open(path) as img:
+            img.load()
+            return ImageOps.exif_transpose(img).convert("RGB")
+    except FileNotFoundError:
+        raise ResourceError(None, f"file not found: {path}") from None
+    except Image.DecompressionBombError:
+        raise ResourceError(None, f"image too large to open safely: {path}") from None
+    except Exception:
+        raise ResourceError(None, f"not an image: {path}") from None
+
+
+def load_audio(path: str | Path, sampling_rate: int | None = None) -> tuple[np.ndarray, int]:
+    """Read audio as mono float32 in [-1, 1]; resample to ``sampling_rate`` when given."""
+    sf = _soundfile()
+    try:
+        data, rate = sf.read(str(path), dtype="float32", always_2d=True)
+    except FileNotFoundError:
+        raise ResourceError(None, f"file not found: {path}") from None
+    except Exception as exc:
+        raise ResourceError(None, f"cannot decode audio {path}: {exc}") from None
+    mono = data.mean(axis=1, dtype=np.float32)
+    if sampling_rate and sampling_rate != rate:
+        mono = resample(mono, rate, sampling_rate)
+        rate = sampling_rate
+    return mono, int(rate)
+
+
+def resample(signal: np.ndarray, orig_rate: int, target_rate: int) -> np.ndarray:
+    """Polyphase resampling (scipy) when available, else linear interpolation (numpy)."""
+    if orig_rate == target_rate or signal.size == 0:
+        return signal.astype(np.float32, copy=False)
+    try:
+        from scipy.signal import resample_poly
+    except ImportError:
+        n_out = max(1, round(signal.size * target_rate / orig_rate))
+        positions = np.arange(n_out) * (orig_rate / target_rate)
+        return np.interp(positions, np.arange(signal.size), signal).astype(np.float32)
+    common = gcd(int(orig_rate), int(target_rate))
+    return resample_poly(signal, target_rate // common, orig_rate // common).astype(np.float32)
+
+
+# ---------------------------------------------------------------------------------------- saving
+
+
+def _to_image(frame: Any) -> Image.Image:
+    """A PIL image from a PIL image or an HxW / HxWxC array (uint8, or floats in [0, 1])."""
+    if isinstance(frame, Image.Image):
+        return frame
+    array = np.asarray(frame)
+    if array.dtype != np.uint8:
+        array = (np.clip(array.astype(np.float32), 0.0, 1.0) * 255).round().astype(np.uint8)
+    if array.ndim == 3 and array.shape[-1] == 1:
+        array = array[..., 0]
+    return Image.fromarray(array)
+
+
+def save_image(image: Any, ws: "Workspace") -> str:
+    """Write an image (PIL or array) as PNG in the workspace; return its absolute path."""
+    img = _to_image(image)
+    path = atomic_write(ws.new_path("image"), lambda fh: img.save(fh, format="PNG"))
+    return str(path)
+
+
+def save_audio(array: Any, sampling_rate: int, ws: "Workspace") -> str:
+    """Write audio samples as a 32-bit float WAV in the workspace; return its absolute path.
+
+    Accepts (samples,), (samples, channels) or the (channels, samples) layout models produce.
+    """
+    sf = _soundfile()
+    if int(sampling_rate) <= 0:
+        raise ResourceError(None, f"invalid sampling rate: {sampling_rate}")
+    data = np.asarray(array, dtype=np.float32).squeeze()
+    if data.ndim == 2 and data.shape[0] < data.shape[1]:
+        data = data.T
+    if data.ndim not in (1, 2) or data.size == 0:
+        raise ResourceError(None, f"audio must be a non-empty 1-D or 2-D array, got shape {np.shape(array)}")
+    path = atomic_write(ws.new_path("audio"),
+                        lambda fh: sf.write(fh, data, int(sampling_rate), format="WAV", subtype="FLOAT"))
+    return str(path)
+
+
+def save_video(frames: Iterable[Any], fps: float, ws: "Workspace") -> str:
+    """Write frames (PIL images or arrays) as an animated GIF at ``fps``; return its absolute path."""
+    images = [_to_image(frame).convert("RGB") for frame in frames]
+    if not images:
+        raise ResourceError(None, "a video needs at least one frame")
+    if fps <= 0:
+        raise ResourceError(None, f"invalid frame rate: {fps}")
+    duration_ms = max(20, round(1000 / fps))  # GIF delays are in 10 ms steps, browsers clamp below 20
+    path = atomic_write(ws.new_path(".gif"), lambda fh: images[0].save(
+        fh, format="GIF", save_all=True, append_images=images[1:], duration=duration_ms, loop=0))
+    return str(path)

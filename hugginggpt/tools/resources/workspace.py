@@ -1,0 +1,162 @@
+"""The per-run workspace: where a run's downloads and generated files live, and the gate every
+file or URL an LLM names must pass before a model reads it.
+
+Confinement rule: a local path is accepted only if, after resolving ``..`` and symlinks, it lies
+inside the workspace root or a folder/file the user allowed, and is a regular file. So an LLM
+cannot make a task read ``/etc/passwd``, ``../../secret`` or ``/dev/zero``, whatever it writes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from uuid import uuid4
+
+from hugginggpt.errors import ResourceError
+from hugginggpt.tools.resources.download import ALLOWED_SCHEMES, download
+from hugginggpt.tools.resources.media import check_kind
+from hugginggpt.tools.resources.refs import contains_resource_ref
+from hugginggpt.tools.resources.sniff import KIND_SUFFIX, safe_suffix
+
+MiB = 1 << 20
+# A URL scheme; one letter is a Windows drive ("C:\..."), not a scheme.
+_SCHEME = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]+):")
+
+
+def new_run_id() -> str:
+    """``YYYYmmdd-HHMMSS-<8 hex>``: sortable by time, unique across parallel runs."""
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid4().hex[:8]}"
+
+
+class Workspace:
+    """A run's folder plus the user's allowed inputs; safe to share between parallel tasks.
+
+    ``root`` defaults to ``$HUGGINGGPT_HOME/<run id>`` (``HUGGINGGPT_HOME`` defaults to
+    ``hugginggpt-runs`` in the current directory) and is created on first use; ``run_id`` is the
+    root folder's name.
+    Generated files go to ``root/outputs``, downloads to ``root/inputs``.
+    """
+
+    def __init__(self, root: str | os.PathLike | None = None, inputs: Iterable[str | os.PathLike] = (), *,
+                 max_download_bytes: int = 50 * MiB, download_timeout: float = 30.0):
+        if root is None:
+            root = Path(os.environ.get("HUGGINGGPT_HOME", "hugginggpt-runs")) / new_run_id()
+        self._root = Path(root).expanduser().resolve()
+        self.run_id = self._root.name  # callers that pick the root usually name it with new_run_id()
+        self.max_download_bytes = int(max_download_bytes)
+        self.download_timeout = float(download_timeout)
+        self._lock = threading.Lock()
+        self._inputs: list[Path] = []
+        for path in inputs:
+            self.allow(path)
+
+    def __repr__(self) -> str:
+        return f"Workspace(root={str(self._root)!r}, inputs={[str(p) for p in self.inputs]!r})"
+
+    @property
+    def root(self) -> Path:
+        """The run folder (absolute, symlinks resolved), created on first access."""
+        self._root.mkdir(parents=True, exist_ok=True)
+        return self._root
+
+    @property
+    def inputs(self) -> tuple[Path, ...]:
+        """Files and folders the user allowed tasks to read (resolved)."""
+        with self._lock:
+            return tuple(self._inputs)
+
+    def allow(self, path: str | os.PathLike) -> Path:
+        """Let tasks read a user-given file or folder (e.g. the image the user's request names)."""
+        try:
+            resolved = Path(path).expanduser().resolve(strict=True)
+        except (FileNotFoundError, NotADirectoryError):
+            raise ResourceError(None, f"file not found: {path}") from None
+        with self._lock:
+            if resolved not in self._inputs:
+                self._inputs.append(resolved)
+        return resolved
+
+    def new_path(self, suffix_or_kind: str) -> Path:
+        """A fresh, unique path in ``root/outputs`` for a generated file (the file is not created).
+
+        ``suffix_or_kind`` is a kind (``image`` -> .png, ``audio`` -> .wav, ``video`` -> .mp4,
+        ``text`` -> .txt, ``table`` -> .csv) or an extension such as ``.jpg``. The name is a random
+        uuid, never anything an LLM wrote.
+        """
+        suffix = KIND_SUFFIX.get(suffix_or_kind) or safe_suffix(suffix_or_kind)
+        if suffix is None:
+            raise ValueError(f"not a media kind or a file extension: {suffix_or_kind!r}")
+        folder = self.root / "outputs"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder / f"{uuid4().hex}{suffix}"
+
+    def is_allowed(self, path: str | os.PathLike) -> bool:
+        """Whether a resolved path lies inside the root or an allowed input."""
+        path = Path(path)
+        return any(path.is_relative_to(base) for base in (self._root, *self.inputs))
+
+    def resolve(self, value: str | os.PathLike, kind: str | None = None) -> Path:
+        """Turn a task's media argument (URL or path) into a checked local file of ``kind``.
+
+        http(s) URLs are downloaded into ``root/inputs``; local paths must pass the confinement
+        rule; any other scheme, an unsubstituted ``<resource>-N`` or a file of the wrong kind
+        raises ``ResourceError``.
+        """
+        text = os.fspath(value) if isinstance(value, os.PathLike) else value
+        if not isinstance(text, str):
+            raise ResourceError(None, f"expected a file path or URL, got {type(value).__name__}")
+        text = text.strip()
+        if not text:
+            raise ResourceError(None, "empty file path or URL")
+        if "\x00" in text:  # the OS would raise ValueError deep inside stat/open
+            raise ResourceError(None, f"a file path or URL cannot contain NUL bytes: {text[:200]!r}")
+        if contains_resource_ref(text):
+            raise ResourceError(None, f"unresolved reference {text!r}: the task it points to produced no such output")
+        scheme = _SCHEME.match(text)
+        if scheme and scheme.group("scheme").lower() in ALLOWED_SCHEMES:
+            path = download(text, self.root / "inputs", max_bytes=self.max_download_bytes,
+                            timeout=self.download_timeout)
+            try:
+                return check_kind(path, kind)
+            except ResourceError:
+                path.unlink(missing_ok=True)
+                raise
+        if scheme:
+            raise ResourceError(None, f"unsupported URL scheme {scheme.group('scheme')!r}: "
+                                      f"only http(s) URLs and local files are accepted: {text}")
+        return check_kind(self._confined_file(text), kind)
+
+    def _confined_file(self, text: str) -> Path:
+        """The regular file ``text`` names inside the root or an allowed input, else ResourceError."""
+        given = Path(text).expanduser()
+        if given.is_absolute():
+            candidates = [given]
+        else:  # relative: to the root first, then to each allowed folder (or an allowed file's folder)
+            bases = [self._root] + [p if p.is_dir() else p.parent for p in self.inputs]
+            candidates = [base / given for base in bases]
+        escaped = None
+        for candidate in candidates:
+            try:
+                resolved = candidate.resolve()  # lexical + existing symlinks; no existence needed
+            except (OSError, RuntimeError):  # symlink loop, unreadable folder
+                raise ResourceError(None, f"cannot resolve path: {text}") from None
+            if not self.is_allowed(resolved):
+                escaped = escaped or resolved
+                continue
+            try:
+                mode = os.stat(resolved).st_mode
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            except OSError as exc:  # name too long, permission denied...: one typed line, not a traceback
+                raise ResourceError(None, f"cannot read {text[:200]!r}: {exc.strerror or exc}") from None
+            if not stat.S_ISREG(mode):
+                raise ResourceError(None, f"not a regular file: {text}")
+            return resolved
+        if escaped is not None and (given.is_absolute() or ".." in given.parts or escaped.exists()):
+            raise ResourceError(None, f"path escapes the allowed folders: {text}")
+        raise ResourceError(None, f"file not found: {text}")

@@ -1,0 +1,138 @@
+"""Schemas generated from the task table: a pydantic args model per task, and a plan's JSON schema.
+
+The args models validate what an LLM fills in (a wrong or misspelt argument fails, naming it); the
+plan schema constrains the planning LLM's output. The JSON schema keeps to keywords that llama.cpp's
+JSON-schema-to-grammar converter supports (``type``, ``enum``, ``properties``, ``required``,
+``additionalProperties``, ``items``, ``anyOf``).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any, Iterable, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from hugginggpt.tools.table import ArgSpec, TaskSpec
+
+MEDIA_HINT = "A local file path, an http(s) URL, or <resource>-N for the output of task N."
+TableValue = dict[str, list[str]] | str
+
+
+def model_name(task: str) -> str:
+    """CamelCase of a task name: ``text-to-speech`` -> ``TextToSpeech``."""
+    return "".join(part[:1].upper() + part[1:] for part in task.replace("_", "-").split("-") if part)
+
+
+def is_integer(arg: ArgSpec) -> bool:
+    """A number is an integer unless its default is a fraction (thresholds, scales)."""
+    return arg.kind == "number" and not isinstance(arg.default, float)
+
+
+def arg_description(arg: ArgSpec) -> str:
+    """The argument's description plus what values it takes, for tools and prompts."""
+    if arg.is_media:
+        return f"{arg.description} {MEDIA_HINT}"
+    if arg.kind == "table":
+        return f"{arg.description} May be <resource>-N."
+    return arg.description
+
+
+def _python_type(arg: ArgSpec) -> tuple[Any, dict[str, Any]]:
+    """The Python type of an argument and its pydantic ``Field`` constraints."""
+    if arg.kind == "number":
+        if is_integer(arg):
+            # Counts (a positive default) start at 1; integers without a default (seeds) at 0.
+            return int, {"ge": 1 if isinstance(arg.default, int) and arg.default > 0 else 0}
+        bounds: dict[str, Any] = {"ge": 0.0}
+        if arg.name.endswith("threshold"):
+            bounds["le"] = 1.0
+        return float, bounds
+    if arg.kind == "list":
+        return (list[float] if arg.items == "number" else list[str]), {"min_length": 1}
+    if arg.kind == "choice":
+        return Literal[tuple(arg.choices or ())], {}
+    if arg.kind == "table":
+        return TableValue, {}
+    return str, {}  # text, image, audio, video
+
+
+def args_model(spec: TaskSpec) -> type[BaseModel]:
+    """The pydantic model of ``spec``'s arguments (extra keys forbidden), named after the task."""
+    return _args_model(spec.model_dump_json())
+
+
+@cache
+def _args_model(spec_json: str) -> type[BaseModel]:
+    # Keyed by the spec's JSON: specs hold lists, so they are not hashable themselves.
+    spec = TaskSpec.model_validate_json(spec_json)
+    fields: dict[str, Any] = {}
+    for arg in spec.args:
+        annotation, constraints = _python_type(arg)
+        description = arg_description(arg)
+        if arg.required:
+            fields[arg.name] = (annotation, Field(..., description=description, **constraints))
+        else:
+            optional = annotation if arg.default is not None else annotation | None
+            fields[arg.name] = (optional, Field(arg.default, description=description, **constraints))
+    return create_model(
+        model_name(spec.name),
+        __config__=ConfigDict(extra="forbid"),
+        __doc__=spec.description,
+        **fields,
+    )
+
+
+def arg_json_schema(arg: ArgSpec) -> dict[str, Any]:
+    """A grammar-friendly JSON schema for one argument."""
+    if arg.kind == "number":
+        return {"type": "integer" if is_integer(arg) else "number"}
+    if arg.kind == "list":
+        return {"type": "array", "items": {"type": "number" if arg.items == "number" else "string"}}
+    if arg.kind == "choice":
+        return {"type": "string", "enum": list(arg.choices or ())}
+    if arg.kind == "table":
+        columns = {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}}
+        return {"anyOf": [columns, {"type": "string"}]}
+    return {"type": "string"}
+
+
+def args_json_schema(spec: TaskSpec) -> dict[str, Any]:
+    """A grammar-friendly JSON schema of a task's ``args`` object."""
+    return {
+        "type": "object",
+        "properties": {arg.name: arg_json_schema(arg) for arg in spec.args},
+        "required": [arg.name for arg in spec.required_args],
+        "additionalProperties": False,
+    }
+
+
+def step_json_schema(spec: TaskSpec) -> dict[str, Any]:
+    """The JSON schema of one plan step that runs ``spec``: ``{"task", "id", "dep", "args"}``."""
+    return {
+        "type": "object",
+        "properties": {
+            "task": {"type": "string", "enum": [spec.name]},
+            "id": {"type": "integer"},
+            "dep": {"type": "array", "items": {"type": "integer"}},
+            "args": args_json_schema(spec),
+        },
+        "required": ["task", "id", "dep", "args"],
+        "additionalProperties": False,
+    }
+
+
+def plan_json_schema(specs: Iterable[TaskSpec] | None = None) -> dict[str, Any]:
+    """The JSON schema of a whole plan: a list of steps, each one of the given tasks with its own args.
+
+    Each step is an ``anyOf`` branch per task, so a task's name fixes which argument names are
+    allowed. ``dep`` holds ids of earlier steps (HuggingGPT writes ``[-1]`` for none).
+    """
+    if specs is None:
+        from hugginggpt.tools.table import task_table
+
+        specs = task_table().values()
+    branches = [step_json_schema(spec) for spec in specs]
+    if not branches:
+        raise ValueError("a plan schema needs at least one task")
+    return {"type": "array", "items": {"anyOf": branches}}

@@ -1,0 +1,178 @@
+"""The task table as typed data: load ``tasks.yaml`` once, validate it, and look tasks up by name.
+
+Everything task-specific elsewhere (tool schemas, prompts, the plan's JSON schema) is generated from
+these models, so a malformed table fails loudly here instead of producing odd tools later.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+
+from hugginggpt.errors import TaskTableError, UnknownTaskError
+
+TABLE_PATH = Path(__file__).with_name("tasks.yaml")
+
+ArgKind = Literal["text", "image", "audio", "video", "table", "number", "list", "choice"]
+MEDIA_KINDS: frozenset[str] = frozenset({"image", "audio", "video"})
+OUTPUT_KINDS: frozenset[str] = frozenset({"text", "image", "audio", "video", "data"})
+CATEGORIES: frozenset[str] = frozenset({"nlp", "cv", "audio", "video", "multimodal", "tabular", "time-series"})
+
+
+class ArgSpec(BaseModel):
+    """One argument of a task, as the LLM must fill it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    kind: ArgKind
+    required: bool = False
+    default: Any = None
+    description: str
+    choices: list[str] | None = None
+    items: str | None = None
+
+    @model_validator(mode="after")
+    def _check_kind_details(self) -> "ArgSpec":
+        if self.kind == "choice":
+            if not self.choices:
+                raise ValueError(f"argument {self.name!r} is a choice without choices")
+            if self.default is not None and self.default not in self.choices:
+                raise ValueError(f"argument {self.name!r}: default {self.default!r} is not one of its choices")
+        elif self.choices is not None:
+            raise ValueError(f"argument {self.name!r} has choices but is of kind {self.kind!r}")
+        if self.kind == "list" and self.items not in (None, "text", "number"):
+            raise ValueError(f"argument {self.name!r}: list items must be 'text' or 'number', not {self.items!r}")
+        if self.kind != "list" and self.items is not None:
+            raise ValueError(f"argument {self.name!r} has items but is of kind {self.kind!r}")
+        if self.required and self.default is not None:
+            raise ValueError(f"argument {self.name!r} is required and so cannot have a default")
+        return self
+
+    @property
+    def is_media(self) -> bool:
+        return self.kind in MEDIA_KINDS
+
+
+class TaskSpec(BaseModel):
+    """One task (a Hub ``pipeline_tag``): what it does, its arguments, and the outputs it returns."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    category: str
+    description: str
+    args: list[ArgSpec]
+    outputs: list[str]
+
+    @field_validator("category")
+    @classmethod
+    def _known_category(cls, value: str) -> str:
+        if value not in CATEGORIES:
+            raise ValueError(f"unknown category {value!r} (known: {', '.join(sorted(CATEGORIES))})")
+        return value
+
+    @field_validator("args")
+    @classmethod
+    def _unique_args(cls, args: list[ArgSpec]) -> list[ArgSpec]:
+        seen: set[str] = set()
+        for arg in args:
+            if arg.name in seen:
+                raise ValueError(f"duplicate argument {arg.name!r}")
+            seen.add(arg.name)
+        return args
+
+    @field_validator("outputs")
+    @classmethod
+    def _known_outputs(cls, outputs: list[str]) -> list[str]:
+        if not outputs:
+            raise ValueError("a task needs at least one output kind")
+        unknown = [kind for kind in outputs if kind not in OUTPUT_KINDS]
+        if unknown:
+            raise ValueError(f"unknown output kinds {unknown} (known: {', '.join(sorted(OUTPUT_KINDS))})")
+        return outputs
+
+    def arg(self, name: str) -> ArgSpec:
+        """The argument called ``name``; ``KeyError`` naming the task when there is none."""
+        for arg in self.args:
+            if arg.name == name:
+                return arg
+        raise KeyError(f"task {self.name!r} has no argument {name!r}")
+
+    @property
+    def media_args(self) -> list[ArgSpec]:
+        """The image/audio/video arguments, which take files, URLs or ``<resource>-N`` references."""
+        return [arg for arg in self.args if arg.is_media]
+
+    @property
+    def required_args(self) -> list[ArgSpec]:
+        return [arg for arg in self.args if arg.required]
+
+
+def parse_table(data: Any, source: str = "task table") -> tuple[dict[str, TaskSpec], dict[str, str]]:
+    """Validate raw table data (the parsed YAML) into task specs and the ``not_tools`` reasons."""
+    if not isinstance(data, dict) or not isinstance(data.get("tasks"), dict) or not data["tasks"]:
+        raise TaskTableError(f"{source}: expected a mapping with a non-empty 'tasks' mapping")
+    specs: dict[str, TaskSpec] = {}
+    for name, entry in data["tasks"].items():
+        if not isinstance(entry, dict):
+            raise TaskTableError(f"{source}: task {name!r} must be a mapping, not {type(entry).__name__}")
+        try:
+            specs[name] = TaskSpec(name=name, **entry)
+        except (ValidationError, TypeError) as exc:
+            raise TaskTableError(f"{source}: task {name!r}: {_first_error(exc)}") from None
+    not_tools = data.get("not_tools") or {}
+    if not isinstance(not_tools, dict) or not all(isinstance(v, str) and v for v in not_tools.values()):
+        raise TaskTableError(f"{source}: 'not_tools' must map task names to a reason")
+    overlap = sorted(set(specs) & set(not_tools))
+    if overlap:
+        raise TaskTableError(f"{source}: {overlap} are both tools and not_tools")
+    return specs, {str(k): v for k, v in not_tools.items()}
+
+
+def load_table(path: str | Path = TABLE_PATH) -> tuple[dict[str, TaskSpec], dict[str, str]]:
+    """Read and validate a task table file."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise TaskTableError(f"{path}: cannot read the task table: {exc}") from None
+    return parse_table(data, source=str(path))
+
+
+@cache
+def _shipped() -> tuple[dict[str, TaskSpec], dict[str, str]]:
+    return load_table(TABLE_PATH)
+
+
+def task_table() -> dict[str, TaskSpec]:
+    """All tool tasks by name, in table order (loaded once; do not mutate the returned dict)."""
+    return _shipped()[0]
+
+
+def get_task(name: str) -> TaskSpec:
+    """The spec of task ``name``; ``UnknownTaskError`` (with close matches) when there is none."""
+    table = task_table()
+    try:
+        return table[name]
+    except KeyError:
+        raise UnknownTaskError(name, list(table)) from None
+
+
+def non_tool_tasks() -> dict[str, str]:
+    """Hub tags that are deliberately not tools, with the reason for each."""
+    return dict(_shipped()[1])
+
+
+def _first_error(exc: Exception) -> str:
+    """One readable line from a pydantic error: where, and what is wrong."""
+    if isinstance(exc, ValidationError):
+        err = exc.errors()[0]
+        where = ".".join(str(part) for part in err["loc"])
+        message = err["msg"].removeprefix("Value error, ")
+        return f"{where}: {message}" if where else message
+    return str(exc)

@@ -1,0 +1,135 @@
+"""Plan validation and repair: what reaches execution, and a recorded reason for every change."""
+
+import pytest
+
+from hugginggpt.agent.plan import ArgInfo, Plan, PlanTask, TaskInfo, canonical_refs, validate_plan
+from hugginggpt.errors import PlanError
+
+TASKS = {
+    "image-to-text": TaskInfo("image-to-text", "Caption an image.", (ArgInfo("image", "image", True),), True),
+    "text-to-speech": TaskInfo("text-to-speech", "Speak a text.", (ArgInfo("text", "text", True),), True),
+    "image-segmentation": TaskInfo(
+        "image-segmentation", "Segment.", (ArgInfo("image", "image", True), ArgInfo("subtask", "choice")),
+        True, {"subtask": ("semantic", "instance")},
+    ),
+    "sentence-similarity": TaskInfo(
+        "sentence-similarity", "Compare.", (ArgInfo("source_sentence", "text", True), ArgInfo("sentences", "list", True)),
+    ),
+}
+
+
+def reasons(repairs):
+    return " | ".join(r["reason"] for r in repairs)
+
+
+def test_valid_chain_passes_unchanged():
+    raw = [
+        {"task": "image-to-text", "id": 0, "dep": [-1], "args": {"image": "a.png"}},
+        {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}},
+    ]
+    plan, repairs = validate_plan(raw, TASKS)
+    assert repairs == []
+    assert plan.as_list() == [
+        {"task": "image-to-text", "id": 0, "dep": [], "args": {"image": "a.png"}},
+        {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}},
+    ]
+    assert plan.edges() == [(0, 1)]
+
+
+@pytest.mark.parametrize("spelling", ["<resource-0>", "<resource>0", "<node-0>", "<Resource_0>", "<resource> - 0"])
+def test_reference_variants_become_canonical(spelling):
+    plan, _ = validate_plan(
+        [{"task": "image-to-text", "id": 0, "args": {"image": "a.png"}},
+         {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": spelling}}], TASKS)
+    assert plan.by_id[1].args["text"] == "<resource>-0"
+    assert canonical_refs(["x <node-3> y"]) == ["x <resource>-3 y"]
+
+
+def test_dep_rebuilt_from_references_with_reason():
+    plan, repairs = validate_plan(
+        [{"task": "image-to-text", "id": 0, "args": {"image": "a.png"}},
+         {"task": "image-to-text", "id": 1, "args": {"image": "b.png"}},
+         {"task": "sentence-similarity", "id": 2, "dep": [0],
+          "args": {"source_sentence": "<resource>-0", "sentences": ["<resource>-1", "fixed"]}}], TASKS)
+    assert plan.by_id[2].dep == [0, 1]
+    assert repairs == [{"task_id": 2, "reason": "dep [0] rebuilt as [0, 1] from the <resource>-N references in its arguments"}]
+
+
+def test_unknown_task_close_match_and_reject_with_dependants():
+    plan, repairs = validate_plan(
+        [{"task": "image_to_text", "id": 0, "args": {"image": "a.png"}},
+         {"task": "make-coffee", "id": 1, "args": {}},
+         {"task": "text-to-speech", "id": 2, "args": {"text": "<resource>-1"}},
+         {"task": "text-to-speech", "id": 3, "args": {"text": "<resource>-0"}}], TASKS)
+    assert [t.id for t in plan.tasks] == [0, 3]
+    assert plan.by_id[0].task == "image-to-text"
+    text = reasons(repairs)
+    assert "'image_to_text' replaced by the closest known task 'image-to-text'" in text
+    assert "rejected: unknown task 'make-coffee'" in text
+    assert "task 2 (text-to-speech) depends on rejected task(s) [1]" in text
+
+
+def test_duplicate_ids_renumbered_and_later_references_follow():
+    plan, repairs = validate_plan(
+        [{"task": "image-to-text", "id": 0, "args": {"image": "a.png"}},
+         {"task": "image-to-text", "id": 0, "args": {"image": "b.png"}},
+         {"task": "text-to-speech", "id": 2, "args": {"text": "<resource>-0"}}], TASKS)
+    assert [t.id for t in plan.tasks] == [0, 3, 2]  # a fresh id, never one the plan already uses
+    assert plan.by_id[3].args == {"image": "b.png"}
+    assert plan.by_id[2].dep == [3]  # the nearest earlier task written as id 0
+    assert "duplicate id 0: task 'image-to-text' renumbered to 3" in reasons(repairs)
+
+
+def test_missing_reference_self_reference_and_cycle_rejected():
+    plan, repairs = validate_plan(
+        [{"task": "text-to-speech", "id": 0, "args": {"text": "<resource>-9"}},
+         {"task": "text-to-speech", "id": 1, "args": {"text": "<resource>-1"}},
+         {"task": "image-to-text", "id": 2, "args": {"image": "<resource>-3"}},
+         {"task": "image-to-text", "id": 3, "args": {"image": "<resource>-2"}},
+         {"task": "image-to-text", "id": 4, "args": {"image": "ok.png"}}], TASKS)
+    assert [t.id for t in plan.tasks] == [4]
+    text = reasons(repairs)
+    assert "uses the output of task(s) [9], which do not exist" in text
+    assert "task 1 (text-to-speech) refers to its own output" in text
+    assert "tasks [2, 3] depend on each other in a cycle" in text
+
+
+def test_arguments_fit_the_schema():
+    plan, repairs = validate_plan(
+        [{"task": "image-to-text", "id": 0, "args": {"images": "a.png", "colour": "red"}},
+         {"task": "image-segmentation", "id": 1, "args": {"image": "a.png", "subtask": "funky"}},
+         {"task": "text-to-speech", "id": 2, "args": {"voice": "x"}}], TASKS)
+    assert plan.by_id[0].args == {"image": "a.png"}
+    assert plan.by_id[1].args == {"image": "a.png"}
+    assert 2 not in plan.by_id
+    text = reasons(repairs)
+    assert "argument 'images' renamed to 'image'" in text
+    assert "argument 'colour' dropped" in text
+    assert "'subtask'='funky' dropped: not one of ['semantic', 'instance']" in text
+    assert "task 2 (text-to-speech) is missing required argument(s) ['text']" in text
+
+
+def test_accepted_shapes_and_empty_plan():
+    plan, _ = validate_plan({"tasks": [{"task": "image-to-text", "id": "1", "dep": "-1", "args": {"image": "a"}}]}, TASKS)
+    assert plan.tasks[0].id == 1
+    assert validate_plan([], TASKS) == (Plan(), [])
+    plan, repairs = validate_plan(["nonsense", {"task": "image-to-text", "args": {"image": "a"}}], TASKS)
+    assert [t.id for t in plan.tasks] == [0] and "dropped entry 0" in reasons(repairs)
+    with pytest.raises(PlanError, match="JSON array"):
+        validate_plan(42, TASKS)
+
+
+def test_topological_order_respects_dependencies():
+    plan = Plan(tasks=[PlanTask(task="t", id=5, dep=[7]), PlanTask(task="t", id=7), PlanTask(task="t", id=1, dep=[5])])
+    assert plan.topological_order() == [7, 5, 1]
+
+
+def test_key_aliases_and_name_value_arguments():
+    plan, repairs = validate_plan(
+        [{"tool": "image-to-text", "id": 0, "arguments": [{"name": "image", "value": "a.png"}]},
+         {"name": "text-to-speech", "id": 1, "parameters": {"text": "<resource>-0"}}], TASKS)
+    assert plan.as_list() == [
+        {"task": "image-to-text", "id": 0, "dep": [], "args": {"image": "a.png"}},
+        {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}},
+    ]
+    assert repairs == [{"task_id": 1, "reason": "dep [] rebuilt as [0] from the <resource>-N references in its arguments"}]

@@ -1,0 +1,120 @@
+"""Stage 1: the prompt the planner sees, lenient parsing, structured output and the one re-ask."""
+
+import json
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from hugginggpt.agent.plan import describe_tools
+from hugginggpt.agent.planning import aplan_request, parse_plan_text, plan_schema, planning_messages
+from hugginggpt.errors import PlanError
+from hugginggpt.tools import task_table
+
+from .conftest import script
+
+CAPTION = [{"task": "image-to-text", "id": 0, "dep": [-1], "args": {"image": "cat.png"}},
+           {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}}]
+
+
+@pytest.fixture
+def tasks(tools):
+    return describe_tools([tools["image-to-text"], tools["text-to-speech"], tools["echo"]], task_table())
+
+
+def test_prompt_lists_tasks_and_only_usable_demonstrations(tasks):
+    messages = planning_messages("Caption cat.png", tasks, files=["/data/cat.png"])
+    system = messages[0].content
+    assert "- image-to-text(image*): Describe an image in words" in system  # table description, * = required
+    assert "- echo(text*): Shout a text back." in system
+    demos = [json.loads(m.content) for m in messages[1:-1] if isinstance(m, AIMessage)]
+    assert demos and all(step["task"] in tasks for plan in demos for step in plan)
+    assert [] in demos  # the "no task needed" demonstration
+    assert messages[-1].content == "Caption cat.png\n(Files given: /data/cat.png)"
+
+
+def test_chat_history_is_trimmed_to_the_latest_turns(tasks):
+    history = [("human", "old question " + "x" * 4000), ("ai", "old answer"),
+               ("human", "Here is dog.png"), ("ai", "Nice dog.")]
+    messages = planning_messages("Now describe it", tasks, chat_history=history, history_tokens=100)
+    texts = [m.content for m in messages]
+    assert texts[-3:] == ["Here is dog.png", "Nice dog.", "Now describe it"]
+    assert not any(t.startswith("old question") for t in texts)
+
+
+@pytest.mark.parametrize("answer", [
+    "```json\n" + json.dumps(CAPTION) + "\n```",
+    "Here is the plan: " + json.dumps(CAPTION) + " Hope it helps.",
+    json.dumps(CAPTION).replace('"', "'"),
+    json.dumps(CAPTION).replace("}]", "},]"),
+    json.dumps({"tasks": CAPTION}),
+])
+def test_lenient_parsing(answer):
+    data = parse_plan_text(answer)
+    assert (data["tasks"] if isinstance(data, dict) else data) == CAPTION
+
+
+def test_parse_without_json_raises():
+    with pytest.raises(PlanError, match="no JSON plan found"):
+        parse_plan_text("I would caption the image and read it aloud.")
+
+
+async def test_valid_text_plan_needs_one_call(tasks):
+    llm = script(CAPTION)
+    result = await aplan_request(llm, tasks, "Caption cat.png and read it")
+    assert result.plan.as_list()[1] == {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}}
+    assert len(llm.prompts) == 1 and result.repairs == [] and not result.structured
+    assert result.usage == {"llm_calls": 1, "prompt_tokens": 10, "completion_tokens": 5}
+    assert result.raw_outputs == [json.dumps(CAPTION)]
+
+
+async def test_invalid_json_is_re_asked_once_with_the_error(tasks):
+    llm = script("I will caption the image.", CAPTION)
+    result = await aplan_request(llm, tasks, "Caption cat.png and read it")
+    assert len(result.plan.tasks) == 2 and len(llm.prompts) == 2
+    reask = llm.prompts[1]
+    assert reask[-2].content == "I will caption the image."
+    assert "no JSON plan found" in reask[-1].content and "corrected JSON array" in reask[-1].content
+    assert result.repairs[0]["reason"].startswith("re-asked after: no JSON plan found")
+
+
+async def test_rejected_task_is_re_asked_and_failure_twice_raises(tasks):
+    bad = [{"task": "paint-a-picture", "id": 0, "dep": [-1], "args": {}}]
+    llm = script(bad, CAPTION)
+    result = await aplan_request(llm, tasks, "Caption cat.png")
+    assert "rejected: unknown task 'paint-a-picture'" in llm.prompts[1][-1].content
+    assert [t.task for t in result.plan.tasks] == ["image-to-text", "text-to-speech"]
+
+    with pytest.raises(PlanError, match="planning failed twice"):
+        await aplan_request(script("no idea", "still no idea"), tasks, "Caption cat.png")
+
+
+async def test_structured_output_uses_the_plan_schema(tasks):
+    llm = script({"tasks": CAPTION}, structured=True)
+    result = await aplan_request(llm, tasks, "Caption cat.png and read it")
+    assert result.structured and len(result.plan.tasks) == 2
+    schema = llm.schemas[0]
+    assert schema["required"] == ["tasks"]
+    names = [branch["properties"]["task"]["enum"] for branch in schema["properties"]["tasks"]["items"]["anyOf"]]
+    assert names == [["image-to-text"], ["text-to-speech"], ["echo"]]
+
+
+def test_schema_of_table_tasks_comes_from_the_table():
+    table = task_table()
+    from langchain_core.tools import StructuredTool
+
+    only_table = describe_tools([StructuredTool.from_function(lambda image: {}, name="image-to-text", description="x")], table)
+    array = plan_schema(only_table)["properties"]["tasks"]
+    branch = array["items"]["anyOf"][0]
+    assert branch["properties"]["args"]["required"] == ["image"]
+    assert branch["properties"]["task"]["enum"] == ["image-to-text"]
+
+
+def test_every_demonstration_is_a_clean_plan_for_the_task_table():
+    from hugginggpt.agent.plan import task_info_from_spec, validate_plan
+    from hugginggpt.prompts import load_demonstrations
+
+    table = {name: task_info_from_spec(spec) for name, spec in task_table().items()}
+    demos = load_demonstrations()
+    assert {d["kind"] for d in demos} >= {"single", "chain", "graph", "none"}
+    for demo in demos:
+        assert validate_plan(demo["plan"], table)[1] == [], demo["input"]

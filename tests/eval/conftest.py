@@ -1,0 +1,44 @@
+"""Shared fixtures of the evaluation tests: the TaskBench sample shipped next to the checkout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+TASKBENCH_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "taskbench"
+
+
+@pytest.fixture(scope="session")
+def taskbench_dir() -> Path:
+    if not (TASKBENCH_DIR / "data.json").is_file():
+        pytest.skip(f"TaskBench sample not found at {TASKBENCH_DIR.resolve()} (it lives outside the repository)")
+    return TASKBENCH_DIR.resolve()
+
+
+@pytest.fixture(scope="session")
+def taskbench(taskbench_dir):
+    from hugginggpt.eval.taskbench import load_taskbench
+
+    return load_taskbench(taskbench_dir)
+
+
+TOOLS = {
+    "Image Classification": {"id": "Image Classification", "input-type": ["image"], "output-type": ["text"]},
+    "Text-to-Image": {"id": "Text-to-Image", "input-type": ["text"], "output-type": ["image"]},
+    "Text-to-Speech": {"id": "Text-to-Speech", "input-type": ["text"], "output-type": ["audio"]},
+    "Object Detection": {"id": "Object Detection", "input-type": ["image"], "output-type": ["text"]},
+}
+
+
+def write_domain(root: Path, rows: list[str], requests: list[str] | None = None, tools=TOOLS) -> Path:
+    """A small TaskBench folder: raw JSONL lines as given (so malformed rows can be tested)."""
+    import json
+
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "tool_desc.json").write_text(json.dumps({"nodes": list(tools.values())}))
+    (root / "graph_desc.json").write_text(json.dumps({"nodes": list(tools.values()), "links": []}))
+    (root / "data.json").write_text("\n".join(rows) + "\n")
+    if requests is not None:
+        (root / "user_requests.json").write_text("\n".join(requests) + "\n")
+    return root

@@ -1,0 +1,59 @@
+"""Settings precedence (flags > env > file > defaults) and clear errors for a bad config file."""
+
+from __future__ import annotations
+
+import pytest
+
+from hugginggpt.config import ENV_VARS, load_settings, read_config_file
+from hugginggpt.errors import ConfigError
+
+
+@pytest.fixture
+def config(monkeypatch, tmp_path):
+    for var in ENV_VARS.values():
+        monkeypatch.delenv(var, raising=False)
+    path = tmp_path / "config.toml"
+    monkeypatch.setenv("HUGGINGGPT_CONFIG", str(path))
+    return path
+
+
+def test_precedence(config, monkeypatch):
+    config.write_text('agent = "react"\nexecution = "local"\ntrace_dir = "from-file"\n')
+    monkeypatch.setenv("HUGGINGGPT_EXECUTION", "remote")
+    settings = load_settings(trace_dir="from-flag", agent=None)
+    assert (settings.agent, settings.execution, settings.trace_dir) == ("react", "remote", "from-flag")
+
+
+def test_defaults_without_file(monkeypatch, tmp_path):
+    for var in ENV_VARS.values():
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.delenv("HUGGINGGPT_CONFIG", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    settings = load_settings()
+    assert (settings.agent, settings.execution, settings.llm) == ("global", "hybrid", None)
+
+
+def test_named_config_file_must_exist(config):
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_settings()
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("llm = ", "not valid TOML"),
+        ('api_key = "x"', "unknown setting"),
+        ("llm = 3", "llm must be a string"),
+        ('agent = "smart"', "agent must be one of global, react, tools"),
+    ],
+)
+def test_bad_config_files(config, text, message):
+    config.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        load_settings()
+
+
+def test_read_config_file_returns_its_settings(tmp_path):
+    path = tmp_path / "c.toml"
+    path.write_text('llm = "openai:gpt-4o-mini"\nbase_url = "http://127.0.0.1:8000/v1"\n')
+    assert read_config_file(path) == {"llm": "openai:gpt-4o-mini", "base_url": "http://127.0.0.1:8000/v1"}
