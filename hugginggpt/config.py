@@ -9,6 +9,7 @@ The file (``~/.config/hugginggpt/config.toml``, or ``HUGGINGGPT_CONFIG``) holds 
     execution = "hybrid"        # local | remote | hybrid
     endpoint = "https://..."    # remote inference endpoint
     trace_dir = "runs"
+    local_models = "image-to-text=/models/blip,/models/my-tts"   # local model folders
 
 Secrets never go in it: API keys are read from the environment by the providers themselves.
 """
@@ -42,6 +43,18 @@ class Settings:
     execution: str = "hybrid"
     endpoint: str | None = None
     trace_dir: str | None = None
+    #: Local model folders, comma-separated, each ``DIR`` or ``TASK=DIR`` (task read from the folder if absent).
+    local_models: str | None = None
+
+    def local_model_entries(self) -> list[tuple[str | None, str]]:
+        """``(task or None, folder)`` for each registered local model folder."""
+        entries = []
+        for item in (self.local_models or "").split(","):
+            item = item.strip()
+            if item:
+                task, sep, folder = item.partition("=")
+                entries.append((task.strip(), folder.strip()) if sep else (None, item))
+        return entries
 
     def llm_spec(self) -> str:
         """The controller spec: the configured one, else OpenAI when its key is set, else embedded."""
@@ -59,6 +72,7 @@ ENV_VARS = {
     "execution": "HUGGINGGPT_EXECUTION",
     "endpoint": "HUGGINGGPT_ENDPOINT",
     "trace_dir": "HUGGINGGPT_TRACE_DIR",
+    "local_models": "HUGGINGGPT_LOCAL_MODELS",
 }
 _CHOICES = {"agent": AGENTS, "execution": EXECUTION_POLICIES}
 

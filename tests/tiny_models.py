@@ -5,12 +5,12 @@ Every builder writes a complete folder (config, weights, tokenizer and/or proces
 
 Reuse from any test module::
 
-    from tests.tiny_models import tiny_model  # noqa: F401  (session fixture)
+    from tests.tiny_models import tiny_model_path
 
-    def test_x(tiny_model):
-        folder = tiny_model("image-to-text")   # built once per test session
+    folder = tiny_model_path("image-to-text")   # built once per process, removed at exit
 
-or call ``build_tiny_model(task, folder)`` / ``tiny_model_path(task)`` directly.
+or the session fixture ``tiny_model`` (``from tests.tiny_models import tiny_model``), or
+``build_tiny_model(task, folder)`` to build into a folder of your own. ``TINY_TASKS`` lists the tasks.
 """
 
 from __future__ import annotations
@@ -407,6 +407,19 @@ def _zero_shot_object_detection(folder: Path) -> Path:
     return _save(folder, OwlViTForObjectDetection(config), processor)
 
 
+def _table_question_answering(folder: Path) -> Path:
+    """A tiny TAPAS with a WordPiece vocabulary (the table question answering architecture)."""
+    from transformers import TapasConfig, TapasForQuestionAnswering, TapasTokenizer
+
+    folder.mkdir(parents=True, exist_ok=True)
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "[EMPTY]", *WORDS, *PUNCT, *"0123456789"]
+    vocab_file = folder / "vocab.txt"
+    vocab_file.write_text("\n".join(vocab) + "\n")
+    config = TapasConfig(vocab_size=len(vocab), max_position_embeddings=128,
+                         type_vocab_sizes=[3, 64, 64, 2, 64, 64, 64], **_TEXT)
+    return _save(folder, TapasForQuestionAnswering(config), TapasTokenizer(str(vocab_file)))
+
+
 BUILDERS: dict[str, Callable[[Path], Path]] = {
     "image-to-text": _image_to_text,
     "text-to-speech": _text_to_speech,
@@ -430,6 +443,7 @@ BUILDERS: dict[str, Callable[[Path], Path]] = {
     "zero-shot-image-classification": _zero_shot_image_classification,
     "zero-shot-object-detection": _zero_shot_object_detection,
     "image-text-to-text": _image_text_to_text,
+    "table-question-answering": _table_question_answering,
 }
 
 # Tasks served by another task's folder (same architecture, other handler).

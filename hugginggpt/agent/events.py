@@ -20,19 +20,25 @@ TASK_SKIPPED = "task_skipped"
 RESPONSE = "response"
 FINAL = "final"
 
-EVENT_NAMES = (PLAN, SELECTION, TASK_START, TASK_END, TASK_FAILED, TASK_SKIPPED, RESPONSE, FINAL)
+EVENT_NAMES = frozenset((PLAN, SELECTION, TASK_START, TASK_END, TASK_FAILED, TASK_SKIPPED, RESPONSE, FINAL))
+
+END = object()  # queued after the last event of a run, however the run ended
 
 
 class EventSink:
-    """Records each event in the trace and queues it for a streaming consumer."""
+    """Records each event in the trace and, when someone streams the run, queues it for them.
+
+    ``queue=None`` (``ainvoke``) only records: nobody would read the queue.
+    """
 
     def __init__(self, trace: Trace, queue: asyncio.Queue | None = None):
         self.trace = trace
-        self.queue: asyncio.Queue[dict[str, Any]] = queue if queue is not None else asyncio.Queue()
+        self.queue = queue
 
     def __call__(self, name: str, **fields: Any) -> dict[str, Any]:
         if name not in EVENT_NAMES:
             raise ValueError(f"unknown stage event {name!r}")
         event = self.trace.event(name, **fields) if name != FINAL else {"event": FINAL, **fields}
-        self.queue.put_nowait(event)
+        if self.queue is not None:
+            self.queue.put_nowait(event)
         return event

@@ -9,11 +9,14 @@ Every run writes ``<workspace>/trace.json``, also when it fails or is cancelled.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
+import contextvars
+import os
 import queue
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +30,7 @@ from hugginggpt.agent.plan import Plan, TaskInfo, describe_tools
 from hugginggpt.agent.planning import PlanResult, Structured, aplan_request
 from hugginggpt.agent.response import arespond, known_files, response_messages
 from hugginggpt.agent.scheduler import Scheduler
-from hugginggpt.agent.selection import ModelSelector
+from hugginggpt.agent.selection import ConstrainedCache, ModelSelector
 from hugginggpt.agent.trace import Trace, UsageCounter
 from hugginggpt.errors import HuggingGPTError
 
@@ -69,6 +72,7 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
         self.structured = structured
         self.execute = execute
         self._task_infos: dict[str, TaskInfo] | None = None
+        self._selection_llms = ConstrainedCache(llm, structured)
 
     # ------------------------------------------------------------ configuration
 
@@ -120,10 +124,8 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
         return _run_sync(self.ainvoke(input, config, **kwargs))
 
     async def ainvoke(self, input: AgentInput, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
-        async for event in self.astream(input, config, **kwargs):
-            if event["event"] == ev.FINAL:
-                return event["output"]
-        raise HuggingGPTError("the run ended without a final output")  # pragma: no cover - _run always ends so
+        """The run without a consumer in between: events still go to the trace, nothing is queued."""
+        return await self._run(normalise_input(input), ensure_config(config), None)
 
     def stream(self, input: AgentInput, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[dict[str, Any]]:
         """Stage events as they happen, then ``{"event": "final", "output": ...}``."""
@@ -131,34 +133,31 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
 
     async def astream(self, input: AgentInput, config: RunnableConfig | None = None,
                       **kwargs: Any) -> AsyncIterator[dict[str, Any]]:
-        events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        """Stage events as they happen, then ``final``; stopping the iteration cancels the run.
+
+        The run is a task that pushes events to a queue and, when it ends for any reason, a sentinel,
+        so each event costs one queue hand-off (no per-event task or ``asyncio.wait``).
+        """
+        events: asyncio.Queue[Any] = asyncio.Queue()
         runner = asyncio.create_task(self._run(normalise_input(input), ensure_config(config), events))
-        finished = False
+        runner.add_done_callback(lambda _: events.put_nowait(ev.END))
         try:
-            while True:
-                getter = asyncio.ensure_future(events.get())
-                await asyncio.wait({getter, runner}, return_when=asyncio.FIRST_COMPLETED)
-                if not getter.done():
-                    getter.cancel()
-                    while not events.empty():
-                        yield events.get_nowait()
-                    runner.result()  # the run failed: raise its error
-                    return
-                event = getter.result()
+            while (event := await events.get()) is not ev.END:
                 yield event
-                if event["event"] == ev.FINAL:
-                    finished = True
-                    await runner
-                    return
+            runner.result()  # the run failed: raise its error here
         finally:
-            if not finished and not runner.done():  # the consumer stopped early: cancel the run
+            if not runner.done():  # the consumer stopped early: cancel the run
                 runner.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await runner
+            elif not runner.cancelled():
+                runner.exception()  # retrieved, so an abandoned failure is not logged as unhandled
 
     # ------------------------------------------------------------ the run
 
-    async def _run(self, request: dict[str, Any], config: RunnableConfig, events: asyncio.Queue) -> None:
+    async def _run(self, request: dict[str, Any], config: RunnableConfig,
+                   events: asyncio.Queue | None) -> dict[str, Any]:
+        """One request; stage events go to the trace and, when streaming, to ``events``."""
         usage = UsageCounter()
         manager = get_async_callback_manager_for_config(config)
         manager.add_handler(usage, inherit=True)
@@ -189,6 +188,7 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
             trace.write()
         await run_manager.on_chain_end(output)
         sink(ev.FINAL, output=output)
+        return output
 
     async def _stages(self, request: dict[str, Any], workspace: Any, trace: Trace, sink: ev.EventSink,
                       child: Any) -> dict[str, Any]:
@@ -206,7 +206,8 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
 
         started = time.perf_counter()
         selector = ModelSelector(self.llm, self.catalog if plan.tasks else None, top_k=self.top_k,
-                                 structured=self.structured, trace=trace)
+                                 structured=self.structured, trace=trace, constrained=self._selection_llms,
+                                 runnable=self._tool_can_run)
         selections = await selector.select(request["input"], plan, tasks, child("selection"))
         trace.timing("selection", time.perf_counter() - started)
         trace.set("selections", selections)
@@ -230,6 +231,12 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
         output["output"] = answer
         return output
 
+    def _tool_can_run(self, task: str, model: str) -> bool:
+        """Whether the tool of ``task`` can run ``model`` (tools without ``can_run`` accept any)."""
+        tool = next((t for t in self.tools if t.name == task), None)
+        can_run = getattr(tool, "can_run", None)
+        return True if can_run is None else bool(can_run(model))
+
     async def _execute(self, plan: Plan, selections: dict[int, dict[str, Any]], workspace: Any, trace: Trace,
                        sink: ev.EventSink, config: RunnableConfig) -> dict[int, dict[str, Any]]:
         started = time.perf_counter()
@@ -244,14 +251,88 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
 
 
 # ---------------------------------------------------------------- sync bridges
+#
+# Sync calls run the async implementation on one private event loop in a daemon thread, shared by
+# the whole process. ``asyncio.run`` per call cost ~2 ms (a new loop and thread pool each time) and
+# cannot be used where a loop is already running (Jupyter); a shared loop has neither problem. The
+# caller's context variables travel with the coroutine. Only a call made on that loop's own thread
+# (a sync call nested inside a run) gets a fresh loop in a new thread, since waiting would deadlock.
 
 
-def _run_sync(coro: Any) -> Any:
-    """Run a coroutine to completion from sync code, also when the caller is inside an event loop."""
+class _LoopThread:
+    """The private event loop, started on first use (and again in a forked child)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None or self._pid != os.getpid() or not self._thread.is_alive():
+                loop = asyncio.new_event_loop()
+                self._thread = threading.Thread(target=loop.run_forever, name="hugginggpt-loop", daemon=True)
+                self._thread.start()
+                self._loop, self._pid = loop, os.getpid()
+            return self._loop
+
+    def is_current(self) -> bool:
+        return self._thread is not None and threading.current_thread() is self._thread
+
+    def submit(self, coro: Coroutine[Any, Any, Any]) -> tuple[concurrent.futures.Future, Callable[[], None]]:
+        """Start ``coro`` as a task on the loop, in the caller's context; returns its outcome and a canceller."""
+        loop, context = self.loop(), contextvars.copy_context()
+        outcome: concurrent.futures.Future = concurrent.futures.Future()
+        started: list[asyncio.Task] = []
+
+        def start() -> None:  # runs on the loop, inside ``context``
+            if not outcome.set_running_or_notify_cancel():
+                coro.close()
+                return
+            task = loop.create_task(coro)
+            started.append(task)
+            task.add_done_callback(lambda done: _settle(done, outcome))
+
+        def cancel() -> None:
+            loop.call_soon_threadsafe(lambda: started[0].cancel() if started else outcome.cancel())
+
+        loop.call_soon_threadsafe(start, context=context)
+        return outcome, cancel
+
+
+def _settle(task: asyncio.Task, outcome: concurrent.futures.Future) -> None:
+    if task.cancelled():
+        outcome.set_exception(asyncio.CancelledError())
+    elif task.exception() is not None:
+        outcome.set_exception(task.exception())
+    else:
+        outcome.set_result(task.result())
+
+
+_LOOP = _LoopThread()
+
+
+def _wait(outcome: concurrent.futures.Future, cancel: Callable[[], None]) -> Any:
+    """The outcome; on Ctrl-C in the caller, the run is cancelled (its trace written) first."""
     try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
+        return outcome.result()
+    except BaseException:
+        if not outcome.done():
+            cancel()
+            with contextlib.suppress(BaseException):
+                outcome.result()
+        raise
+
+
+def _run_sync(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run a coroutine to completion from sync code, also when the caller is inside an event loop."""
+    if _LOOP.is_current():
+        return _run_in_new_thread(coro)
+    return _wait(*_LOOP.submit(coro))
+
+
+def _run_in_new_thread(coro: Coroutine[Any, Any, Any]) -> Any:
     result: list[Any] = []
     error: list[BaseException] = []
 
@@ -273,28 +354,41 @@ _DONE = object()
 
 
 def _iterate_sync(agen: AsyncIterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """Iterate an async generator from sync code on a private loop in a thread; stop it if abandoned."""
-    items: queue.Queue[Any] = queue.Queue()
-    loop = asyncio.new_event_loop()
-    holder: dict[str, asyncio.Task] = {}
+    """Iterate an async generator from sync code; stopping early (or Ctrl-C) cancels it."""
+    items: queue.SimpleQueue[Any] = queue.SimpleQueue()
 
     async def pump() -> None:
         try:
             async for item in agen:
                 items.put(item)
-        except BaseException as exc:  # noqa: BLE001 - handed to the consumer
+        except BaseException as exc:  # handed to the consumer
             items.put(exc)
+            if not isinstance(exc, Exception):
+                raise
         finally:
             items.put(_DONE)
 
-    def target() -> None:
-        asyncio.set_event_loop(loop)
-        holder["task"] = loop.create_task(pump())
-        loop.run_until_complete(holder["task"])
-        loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.close()
+    if _LOOP.is_current():  # nested inside a run: pump on a loop of its own
+        yield from _run_in_new_thread_iter(pump, items)
+        return
+    outcome, cancel = _LOOP.submit(pump())
+    finished = False
+    try:
+        while (item := items.get()) is not _DONE:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+        finished = True
+    finally:
+        if not finished:
+            cancel()
+        with contextlib.suppress(BaseException):
+            outcome.result()  # the generator has closed (trace written) before we return
 
-    thread = threading.Thread(target=target, name="hugginggpt-stream", daemon=True)
+
+def _run_in_new_thread_iter(pump: Callable[[], Coroutine[Any, Any, None]],
+                            items: queue.SimpleQueue[Any]) -> Iterator[dict[str, Any]]:
+    thread = threading.Thread(target=lambda: asyncio.run(pump()), name="hugginggpt-stream", daemon=True)
     thread.start()
     try:
         while (item := items.get()) is not _DONE:
@@ -302,6 +396,4 @@ def _iterate_sync(agen: AsyncIterator[dict[str, Any]]) -> Iterator[dict[str, Any
                 raise item
             yield item
     finally:
-        if thread.is_alive() and "task" in holder:
-            loop.call_soon_threadsafe(holder["task"].cancel)
         thread.join()

@@ -43,12 +43,22 @@ class TaskInfo:
     args: tuple[ArgInfo, ...] = ()
     in_table: bool = False
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    outputs: tuple[str, ...] = ()
+    """Output kinds of the result envelope (``text image audio video data``); () when unknown."""
 
     def arg(self, name: str) -> ArgInfo | None:
         return next((a for a in self.args if a.name == name), None)
 
+    def produces(self, arg_kind: str) -> bool:
+        """Whether this task's output can fill an argument of ``arg_kind`` (False when outputs are unknown)."""
+        if arg_kind in _MEDIA_KINDS:
+            return arg_kind in self.outputs
+        return bool({"text", "data"} & set(self.outputs))
+
 
 Repair = dict[str, Any]
+
+_MEDIA_KINDS = ("image", "audio", "video")
 
 
 class PlanTask(BaseModel):
@@ -157,10 +167,11 @@ class _Validator:
     def note(self, task_id: Any, reason: str) -> None:
         self.repairs.append({"task_id": task_id, "reason": reason})
 
-    def run(self, raw: Any) -> Plan:
+    def run(self, raw: Any, request: str | None = None) -> Plan:
         items = self.normalise(_as_task_list(raw))
         items = [t for t in items if self.check_task_name(t) and self.check_args(t)]
         items = [t for t in items if t.id not in self.rejected]
+        _ReferenceRepair(self, items, request).run()
         ids = {t.id for t in items} | self.rejected
         for t in items:
             missing = sorted(n for n in t.references() if n not in ids and n != t.id)
@@ -286,6 +297,125 @@ class _Validator:
         t.dep = used
 
 
+_MEDIA_EXTENSIONS = {
+    "image": ("jpg", "jpeg", "png", "gif", "bmp", "webp", "tif", "tiff"),
+    "audio": ("wav", "mp3", "flac", "ogg", "m4a", "aac"),
+    "video": ("mp4", "avi", "mov", "mkv", "webm"),
+}
+_FILE_NAME = re.compile(r"[\w\-./:%~]+\.(" + "|".join(e for x in _MEDIA_EXTENSIONS.values() for e in x) + r")\b",
+                        re.IGNORECASE)
+_PLACEHOLDER = re.compile(r"^\s*(?:\{[^{}]*\}|\$\{?\w+\}?|#\d+|<[^<>]*>|\[[^\[\]]*(?:output|result)[^\[\]]*\])\s*$",
+                          re.IGNORECASE)
+_EARLIER_RESULT = re.compile(
+    r"\b(output|result|caption|description|transcri\w*|summary|generated|detected|previous|above|"
+    r"from (?:the )?(?:image|audio|video|task|step))\b", re.IGNORECASE)
+
+
+def media_kind_of(value: str) -> str | None:
+    """image / audio / video by the file extension of ``value``, None when it names no media file."""
+    match = _FILE_NAME.fullmatch(value.strip().strip("'\""))
+    if not match:
+        return None
+    extension = match.group(1).lower()
+    return next(kind for kind, extensions in _MEDIA_EXTENSIONS.items() if extension in extensions)
+
+
+def request_files(request: str) -> dict[str, list[str]]:
+    """The media files and URLs a request names, by kind, in order of appearance."""
+    found: dict[str, list[str]] = {kind: [] for kind in _MEDIA_EXTENSIONS}
+    for match in _FILE_NAME.finditer(request or ""):
+        kind = media_kind_of(match.group(0))
+        if kind and match.group(0) not in found[kind]:
+            found[kind].append(match.group(0))
+    return found
+
+
+class _ReferenceRepair:
+    """Points arguments at the earlier task whose output they clearly mean (small LLMs miss this)."""
+
+    def __init__(self, validator: "_Validator", items: list[PlanTask], request: str | None):
+        self.validator = validator
+        self.items = items
+        self.request = request
+        self.request_text = " ".join((request or "").lower().split())
+        self.files = request_files(request or "")
+        self.ids = {t.id for t in items}
+
+    def run(self) -> None:
+        for position, task in enumerate(self.items):
+            info = self.validator.known[task.task]
+            for name, value in list(task.args.items()):
+                arg = info.arg(name)
+                kind = (arg.items or "text") if arg is not None and arg.kind == "list" else (arg.kind if arg else "text")
+                if isinstance(value, list):
+                    task.args[name] = [self.repair(task, position, name, kind, v) for v in value]
+                else:
+                    task.args[name] = self.repair(task, position, name, kind, value)
+
+    def producer(self, position: int, kind: str) -> PlanTask | None:
+        """The nearest earlier task whose output can fill an argument of ``kind``."""
+        for earlier in reversed(self.items[:position]):
+            if self.validator.known[earlier.task].produces(kind):
+                return earlier
+        return None
+
+    def repair(self, task: PlanTask, position: int, name: str, kind: str, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        refs = [int(n) for n in CANONICAL_REF.findall(value)]
+        if refs:
+            return self.repair_reference(task, position, name, kind, value, refs)
+        if self.request is None:
+            return value
+        source = self.producer(position, kind)
+        if kind in _MEDIA_KINDS:
+            if media_kind_of(value) is None or value.strip() in (self.request or "") or "://" in value:
+                return value
+            if source is not None:
+                return self.redirect(task, name, value, source, "names a file the request does not mention")
+            if len(self.files[kind]) == 1:
+                self.validator.note(task.id, f"argument {name!r}: {value!r} is not in the request; "
+                                             f"using its {kind} {self.files[kind][0]!r}")
+                return self.files[kind][0]
+            return value
+        if source is None or self.request_says(value):
+            return value
+        if _PLACEHOLDER.match(value) or _EARLIER_RESULT.search(value):
+            return self.redirect(task, name, value, source, "stands for an earlier result")
+        return value
+
+    def repair_reference(self, task: PlanTask, position: int, name: str, kind: str, value: str,
+                         refs: list[int]) -> str:
+        broken = [n for n in refs if n == task.id or n not in self.ids]
+        if not broken:
+            return value
+        source = self.producer(position, kind)
+        if source is not None:
+            mapping = {n: source.id for n in broken}
+            self.validator.note(task.id, f"argument {name!r}: {_describe(broken, task.id)} pointed to task "
+                                         f"{source.id} ({source.task}), the nearest earlier {kind} producer")
+            return _replace_refs(value, mapping)
+        whole = CANONICAL_REF.fullmatch(value.strip())
+        if whole and kind in _MEDIA_KINDS and len(self.files[kind]) == 1:
+            self.validator.note(task.id, f"argument {name!r}: {_describe(broken, task.id)} replaced by the "
+                                         f"request's {kind} {self.files[kind][0]!r}")
+            return self.files[kind][0]
+        return value  # left for validation to reject, with its reason
+
+    def request_says(self, value: str) -> bool:
+        text = " ".join(value.lower().split()).strip(" '\".")
+        return bool(text) and text in self.request_text
+
+    def redirect(self, task: PlanTask, name: str, value: str, source: PlanTask, why: str) -> str:
+        self.validator.note(task.id, f"argument {name!r}={value[:60]!r} {why}: replaced by <resource>-{source.id} "
+                                     f"({source.task})")
+        return f"<resource>-{source.id}"
+
+
+def _describe(broken: list[int], own: int) -> str:
+    return ", ".join("its own output" if n == own else f"missing task {n}" for n in broken)
+
+
 _KEY_ALIASES = {"task": ("task", "tool", "name"), "args": ("args", "arguments", "parameters")}
 
 
@@ -317,15 +447,20 @@ def _as_list(value: Any) -> list[Any]:
     return [value]
 
 
-def validate_plan(raw: Any, known: dict[str, TaskInfo]) -> tuple[Plan, list[Repair]]:
+def validate_plan(raw: Any, known: dict[str, TaskInfo], request: str | None = None) -> tuple[Plan, list[Repair]]:
     """Validate and repair a parsed plan against the available tasks.
+
+    ``request`` (the user's text) lets references be repaired: a media argument naming a file the
+    request never mentions, or a text argument that is a placeholder for an earlier result, becomes
+    ``<resource>-N`` of the nearest earlier task producing that kind; a reference to the task itself
+    or to no task goes to that producer, else to the one file of that kind the request names.
 
     Returns the plan (only tasks that can run) and the repairs made. Raises ``PlanError`` only
     when ``raw`` is not a plan at all (e.g. a number, or a list of strings is fine: entries dropped).
     An empty plan is valid: it means the LLM answers directly.
     """
     validator = _Validator(known)
-    plan = validator.run(raw)
+    plan = validator.run(raw, request)
     return plan, validator.repairs
 
 
@@ -349,7 +484,7 @@ def task_info_from_spec(spec: Any) -> TaskInfo:
     """A table ``TaskSpec`` as the agent sees it."""
     args = tuple(ArgInfo(a.name, a.kind, a.required, a.items) for a in spec.args)
     choices = {a.name: tuple(a.choices) for a in spec.args if a.choices}
-    return TaskInfo(spec.name, spec.description, args, in_table=True, choices=choices)
+    return TaskInfo(spec.name, spec.description, args, in_table=True, choices=choices, outputs=tuple(spec.outputs))
 
 
 def task_info_from_tool(tool: Any) -> TaskInfo:

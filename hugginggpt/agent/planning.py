@@ -29,6 +29,9 @@ from hugginggpt.prompts import load_demonstrations, render_prompt
 
 Structured = bool | Literal["auto"]
 
+MAX_TASKS = 10
+"""The most tasks a constrained plan may hold: a small model otherwise can loop until its token limit."""
+
 
 @dataclass
 class PlanResult:
@@ -123,6 +126,7 @@ def plan_schema(tasks: dict[str, TaskInfo]) -> dict[str, Any]:
         array = plan_json_schema([table[name] for name in tasks])
     else:
         array = {"type": "array", "items": _tool_steps_schema(tasks)}
+    array = {**array, "maxItems": MAX_TASKS}
     return {
         "title": "plan",
         "description": "The tasks that serve the user's request; an empty list when none is needed.",
@@ -264,10 +268,11 @@ class Planner:
     """Runs stage 1 for one request; a small object so the re-ask shares state with the first ask."""
 
     def __init__(self, llm: BaseChatModel, tasks: dict[str, TaskInfo], *, structured: Structured = "auto",
-                 trace: Trace | None = None):
+                 trace: Trace | None = None, request: str | None = None):
         self.llm = llm
         self.tasks = tasks
         self.trace = trace
+        self.request = request
         self.constrained = structured_runnable(llm, plan_schema(tasks), structured) if tasks else None
         self.raw_outputs: list[str] = []
 
@@ -300,7 +305,7 @@ class Planner:
         error: str | None = None
         best: tuple[Plan, list[Repair]] | None = None
         try:
-            best = validate_plan(await self._ask(messages, config, "planning"), self.tasks)
+            best = validate_plan(await self._ask(messages, config, "planning"), self.tasks, self.request)
             if _rejections(best[1]):
                 error = "; ".join(_rejections(best[1]))
         except PlanError as exc:
@@ -309,7 +314,7 @@ class Planner:
             return best
         reask = [*messages, AIMessage(self.raw_outputs[-1]), HumanMessage(render_prompt("planning_reask", error=error))]
         try:
-            second = validate_plan(await self._ask(reask, config, "planning-reask"), self.tasks)
+            second = validate_plan(await self._ask(reask, config, "planning-reask"), self.tasks, self.request)
         except PlanError as exc:
             if best is None:
                 raise PlanError(f"planning failed twice: {error}; then: {exc}") from None
@@ -346,7 +351,8 @@ async def aplan_request(
     messages = planning_messages(
         user_input, tasks, chat_history=chat_history, files=files, history_tokens=history_tokens
     )
-    planner = Planner(llm, tasks, structured=structured, trace=trace)
+    planner = Planner(llm, tasks, structured=structured, trace=trace,
+                      request=_user_text(user_input, list(files or [])))
     plan, repairs = await planner.run(messages, config)
     return PlanResult(
         plan=plan,

@@ -118,8 +118,9 @@ class Scheduler:
             self.emit(TASK_START, id=step.id, task=step.task, args=args, model=model)
             tool_config = patch_config(config, run_name=f"{step.task} #{step.id}",
                                        configurable={"hf_model": model, "workspace": self.workspace})
-            result = await asyncio.wait_for(self.tools[step.task].ainvoke(args, tool_config), self.task_timeout)
-        except asyncio.TimeoutError:
+            async with asyncio.timeout(self.task_timeout):  # no extra task per call, unlike wait_for
+                result = await self.tools[step.task].ainvoke(args, tool_config)
+        except TimeoutError:
             self._fail(step, f"{step.task}: timed out after {self.task_timeout:g} s", started)
             return
         except Exception as exc:  # noqa: BLE001 - one task's failure must not stop the others

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from collections import OrderedDict
+from typing import Any, Callable
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
@@ -85,26 +86,67 @@ def _pick(answer: Any, task_id: int, cards: list[Any]) -> Selection:
     return {"model": chosen, "reason": str(entry.get("reason") or "chosen by the LLM")}
 
 
+class ConstrainedCache:
+    """The LLM constrained to each selection schema, built once: ``with_structured_output`` builds
+    new pydantic models every time (milliseconds), and the same candidate lists recur run after run."""
+
+    def __init__(self, llm: BaseChatModel, structured: Structured, size: int = 32):
+        self.llm = llm
+        self.structured = structured
+        self.size = size
+        self._runnables: OrderedDict[str, Any] = OrderedDict()
+
+    def get(self, schema: dict[str, Any]) -> Any | None:
+        key = json.dumps(schema, sort_keys=True)
+        if key in self._runnables:
+            self._runnables.move_to_end(key)
+            return self._runnables[key]
+        runnable = structured_runnable(self.llm, schema, self.structured)
+        self._runnables[key] = runnable
+        if len(self._runnables) > self.size:
+            self._runnables.popitem(last=False)
+        return runnable
+
+
 class ModelSelector:
-    """Runs stage 2: catalog candidates, then one LLM call for the tasks with a real choice."""
+    """Runs stage 2: catalog candidates, then one LLM call for the tasks with a real choice.
+
+    ``constrained``: a cache shared between runs (an agent keeps one); default: one for this selector.
+    """
 
     def __init__(self, llm: BaseChatModel, catalog: Any, *, top_k: int = 5, structured: Structured = "auto",
-                 trace: Trace | None = None):
+                 trace: Trace | None = None, constrained: ConstrainedCache | None = None,
+                 runnable: Callable[[str, str], bool] | None = None):
         self.llm = llm
+        self.runnable = runnable
         self.catalog = catalog
         self.top_k = top_k
         self.structured = structured
         self.trace = trace
+        reusable = constrained is not None and constrained.llm is llm and constrained.structured == structured
+        self.constrained = constrained if reusable else ConstrainedCache(llm, structured)
 
     def candidates(self, plan: Plan, tasks: dict[str, TaskInfo]) -> dict[int, list[Any]]:
         """Top-k candidates per table task of the plan (other tools get no selection)."""
         if self.catalog is None:
             return {}
+        by_task: dict[str, list[Any]] = {}  # a plan often repeats a task: ask the catalog once per task
         found = {}
         for step in plan.tasks:
             if tasks.get(step.task) is not None and tasks[step.task].in_table:
-                found[step.id] = _ranked(list(self.catalog.candidates(step.task, k=self.top_k)))[: self.top_k]
+                if step.task not in by_task:
+                    by_task[step.task] = self._runnable_candidates(step.task)
+                found[step.id] = list(by_task[step.task])
         return found
+
+    def _runnable_candidates(self, task: str) -> list[Any]:
+        """Top-k by downloads among the models the task's tool can run (JARVIS offered models whose
+        endpoint was down, #217); when none can, the plain top-k, so execution reports why."""
+        ranked = _ranked(list(self.catalog.candidates(task, k=10**6 if self.runnable else self.top_k)))
+        if self.runnable is not None:
+            usable = [card for card in ranked if self.runnable(task, card.id)]
+            ranked = usable or ranked
+        return ranked[: self.top_k]
 
     async def select(self, user_input: str, plan: Plan, tasks: dict[str, TaskInfo],
                      config: RunnableConfig) -> dict[int, Selection]:
@@ -130,7 +172,7 @@ class ModelSelector:
         started = time.perf_counter()
         raw_text, answer = "", None
         try:
-            constrained = structured_runnable(self.llm, selection_schema(choices), self.structured)
+            constrained = self.constrained.get(selection_schema(choices))
             if constrained is not None:
                 result = await constrained.ainvoke(messages, config)
                 raw_text, answer = content_text(result.get("raw")), result.get("parsed")

@@ -25,9 +25,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def quiet_libraries() -> None:
+    """Keep library chatter (Hub retry warnings, weight-loading bars) off the terminal: the CLI
+    reports progress and errors itself, one line each. ``HUGGINGGPT_VERBOSE=1`` keeps them."""
+    import os
+
+    if os.environ.get("HUGGINGGPT_VERBOSE"):
+        return
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_VERBOSITY", "error")  # read when huggingface_hub is imported
+    import logging
+
+    logging.getLogger("huggingface_hub").setLevel(logging.ERROR)
+
+
 def main(argv: list[str] | None = None) -> int:
     from hugginggpt.errors import HuggingGPTError
 
+    quiet_libraries()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -85,7 +85,8 @@ class StageProgress:
                 self._row(node)
         elif name == "selection":
             self.stage = "running tasks"
-            self._row(event).model = str(event.get("model") or "")
+            for choice in selection_rows(event):
+                self._row(choice).model = str(choice.get("model") or "")
         elif name == "task_start":
             self.stage = "running tasks"
             self._row(event).status = "running"
@@ -118,6 +119,15 @@ def _outcome(event: dict[str, Any]) -> str:
     return str(event.get("error") or event.get("reason") or "")
 
 
+def selection_rows(event: dict[str, Any]) -> list[dict[str, Any]]:
+    """One ``{"id", "task", "model"}`` per task: a ``selections`` mapping (all tasks at once) or a single choice."""
+    selections = event.get("selections")
+    if isinstance(selections, dict):
+        return [{"id": key, **(value if isinstance(value, dict) else {"model": value})}
+                for key, value in selections.items()]
+    return [event] if event.get("model") is not None else []
+
+
 def describe(event: dict[str, Any]) -> str | None:
     """One plain line for an event, or None for events not worth a line."""
     name = event.get("event")
@@ -126,7 +136,9 @@ def describe(event: dict[str, Any]) -> str | None:
         steps = ", ".join(f"{node.get('id')}:{node.get('task')}" for node in plan)
         return f"plan: {len(plan)} task(s) {steps}".rstrip()
     if name == "selection":
-        return f"task {event.get('id')} {event.get('task', '')}: model {event.get('model')}".replace("  ", " ")
+        lines = [" ".join(filter(None, ["task", str(c.get("id")), c.get("task")])) + f": model {c.get('model')}"
+                 for c in selection_rows(event)]
+        return "\n".join(lines) or None
     if name == "task_start":
         return f"task {event.get('id')} {event.get('task')}: started"
     if name in ("task_end", "task_failed", "task_skipped"):

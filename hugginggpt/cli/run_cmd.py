@@ -34,6 +34,8 @@ def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--execution", choices=EXECUTION_POLICIES, help="where task models run (default hybrid)")
     parser.add_argument("--endpoint", metavar="URL", help="remote inference endpoint for task models")
     parser.add_argument("--trace-dir", metavar="DIR", help="folder for run folders (trace.json, produced files)")
+    parser.add_argument("--local-model", action="append", default=[], metavar="[TASK=]DIR",
+                        help="a local model folder the task tools may use (repeatable)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
 
@@ -47,7 +49,8 @@ def register(subparsers: Any) -> None:
 
 def settings_from(args: argparse.Namespace) -> Settings:
     return load_settings(llm=args.llm, base_url=args.base_url, agent=args.agent, execution=args.execution,
-                         endpoint=args.endpoint, trace_dir=args.trace_dir)
+                         endpoint=args.endpoint, trace_dir=args.trace_dir,
+                         local_models=",".join(args.local_model) or None)
 
 
 def input_files(paths: list[str]) -> list[str]:
@@ -68,13 +71,23 @@ def make_llm(settings: Settings) -> Any:
     return load_llm(settings.llm_spec(), base_url=settings.base_url)
 
 
-def make_tools(settings: Settings) -> list[Any]:
+def make_catalog(settings: Settings) -> Any:
+    """The model catalog (shipped list + HF cache) with the settings' local model folders registered."""
+    from hugginggpt.tools.catalog import ModelCatalog
+
+    catalog = ModelCatalog()
+    for task, folder in settings.local_model_entries():
+        catalog.register_local(folder, task=task)
+    return catalog
+
+
+def make_tools(settings: Settings, catalog: Any = None) -> list[Any]:
     """The task tools, running on the executor the settings ask for."""
     from hugginggpt.tools import build_tools, default_executor
 
     if settings.endpoint:  # the executors read the endpoint from the environment (ARCHITECTURE.md)
         os.environ["HUGGINGGPT_ENDPOINT"] = settings.endpoint
-    return build_tools(executor=default_executor(policy=settings.execution))
+    return build_tools(executor=default_executor(catalog=catalog, policy=settings.execution), catalog=catalog)
 
 
 def make_agent(settings: Settings, llm: Any) -> Any:
@@ -86,9 +99,12 @@ def make_agent(settings: Settings, llm: Any) -> Any:
         agent_class = getattr(importlib.import_module(module_name), class_name)
     except (ImportError, AttributeError):
         raise HuggingGPTError(f"the {settings.agent} agent ({class_name}) is not available in this installation") from None
-    options: dict[str, Any] = {"tools": make_tools(settings)}
+    catalog = make_catalog(settings)
+    options: dict[str, Any] = {"tools": make_tools(settings, catalog)}
+    accepted = inspect.signature(agent_class).parameters
+    if "catalog" in accepted:  # model selection sees the same models the tools can run
+        options["catalog"] = catalog
     if settings.trace_dir:
-        accepted = inspect.signature(agent_class).parameters
         if "workspace_root" not in accepted:
             raise HuggingGPTError(f"the {settings.agent} agent does not support --trace-dir")
         options["workspace_root"] = settings.trace_dir

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool
-from pydantic import ValidationError
+from pydantic import PrivateAttr, ValidationError
 
 from hugginggpt.errors import InvalidArgumentsError, ResourceError, TaskError
 from hugginggpt.tools.executors.base import Executor, TaskCall
@@ -36,6 +36,16 @@ class TaskTool(StructuredTool):
     """A ``StructuredTool`` for one task: argument errors become ``InvalidArgumentsError``."""
 
     task: TaskSpec
+    _runtime: "ToolRuntime | None" = PrivateAttr(default=None)
+
+    def can_run(self, model: str | None) -> bool:
+        """Whether this tool's executor can run ``model`` (None: its default) without trying it.
+
+        Model selection asks this, so that, say, a local-only policy is offered local models only.
+        """
+        if self._runtime is None:
+            return True
+        return self._runtime.executor.can_run(self.name, model)
 
     def _parse_input(self, tool_input: str | dict[str, Any], tool_call_id: str | None) -> str | dict[str, Any]:
         try:
@@ -127,7 +137,7 @@ def make_tool(spec: TaskSpec, runtime: ToolRuntime, *, handle_tool_error: bool =
         return await runtime.arun(spec, kwargs, config)
 
     run_task.__name__ = arun_task.__name__ = spec.name.replace("-", "_")
-    return TaskTool(
+    tool = TaskTool(
         name=spec.name,
         description=tool_description(spec),
         args_schema=args_model(spec),
@@ -137,6 +147,8 @@ def make_tool(spec: TaskSpec, runtime: ToolRuntime, *, handle_tool_error: bool =
         handle_tool_error=handle_tool_error,
         metadata={"task": spec.name, "category": spec.category, "outputs": list(spec.outputs)},
     )
+    tool._runtime = runtime
+    return tool
 
 
 def tool_description(spec: TaskSpec) -> str:

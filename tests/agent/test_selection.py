@@ -83,3 +83,28 @@ async def test_structured_selection_constrains_ids_per_task(setup):
 async def test_no_catalog_means_no_selection(setup):
     plan, tasks = setup
     assert await ModelSelector(script(), None).select("x", plan, tasks, {}) == {}
+
+
+async def test_candidates_the_tool_cannot_run_are_not_offered():
+    """A local-only policy must not be offered Hub models it cannot run (JARVIS #217, #519)."""
+    from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+
+    from hugginggpt.agent.plan import Plan, PlanTask, describe_tools
+    from hugginggpt.agent.selection import ModelSelector
+    from hugginggpt.tools.catalog import ModelCard, ModelCatalog
+    from hugginggpt.tools.factory import build_tools
+    from hugginggpt.tools.table import task_table
+
+    catalog = ModelCatalog([ModelCard(id="hub/big", task="image-to-text", downloads=900),
+                            ModelCard(id="hub/huge", task="image-to-text", downloads=800),
+                            ModelCard(id="mine/local", task="image-to-text", downloads=1, local_path="/m")],
+                           shipped=False, scan_hf_cache=False)
+    tools = build_tools(["image-to-text"])
+    infos = describe_tools(tools, task_table())
+    plan = Plan(tasks=[PlanTask(task="image-to-text", id=0, args={"image": "a.png"})])
+    llm = FakeMessagesListChatModel(responses=[])  # no LLM call may happen: one usable candidate
+    only_local = ModelSelector(llm, catalog, runnable=lambda task, model: model == "mine/local")
+    assert await only_local.select("caption a.png", plan, infos, {}) == {
+        0: {"model": "mine/local", "reason": "the only candidate for this task"}}
+    nothing_runs = ModelSelector(llm, catalog, top_k=1, runnable=lambda task, model: False)
+    assert (await nothing_runs.select("caption a.png", plan, infos, {}))[0]["model"] == "hub/big"

@@ -41,7 +41,7 @@ def scripted_react(monkeypatch):
         AIMessage("Thought: I now know the final answer\nFinal Answer: olleh"),
     ]
     monkeypatch.setattr(run_cmd, "make_llm", lambda settings: FakeMessagesListChatModel(responses=script))
-    monkeypatch.setattr(run_cmd, "make_tools", lambda settings: [reverse_tool()])
+    monkeypatch.setattr(run_cmd, "make_tools", lambda settings, catalog=None: [reverse_tool()])
 
 
 class StreamingAgent:

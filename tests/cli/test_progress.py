@@ -55,3 +55,12 @@ def test_live_table_ends_with_every_task():
     assert final.startswith("done")
     for word in ("image-to-text", "org/captioner", "failed", "skipped", "1.2s"):
         assert word in final
+
+
+def test_selection_event_of_the_global_agent_lists_each_task_model():
+    from hugginggpt.cli.progress import describe
+
+    event = {"event": "selection", "selections": {0: {"model": "org/captioner", "reason": "r"},
+                                                  1: {"model": "org/tts", "reason": "r"}}}
+    assert describe(event) == "task 0: model org/captioner\ntask 1: model org/tts"
+    assert describe({"event": "selection", "selections": {}}) is None

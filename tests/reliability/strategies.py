@@ -1,12 +1,14 @@
 """Hypothesis strategies for what an LLM or a user can send: JSON of any shape, plans that are almost
 right, ReAct turns, tool arguments. Shared by the ``test_fuzz_*`` modules.
 
-Two levels: ``FAST`` (about 200 cases per target, always run) and ``SLOW`` (10,000 cases, ``-m slow``).
+Builders are cached: hypothesis validates every new strategy object, which would otherwise cost
+more than running the target. Two levels: ``FAST`` (about 200 cases per target, always run) and ``SLOW`` (10,000 cases, ``-m slow``).
 """
 
 from __future__ import annotations
 
 import json
+from functools import cache
 from typing import Any
 
 from hypothesis import HealthCheck, settings
@@ -36,6 +38,7 @@ INJECTIONS = [
 ]
 
 
+@cache
 def json_values(max_leaves: int = 12) -> st.SearchStrategy[Any]:
     """Any JSON value (NaN and infinities included, since Python's json emits them)."""
     scalars = (st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
@@ -44,6 +47,7 @@ def json_values(max_leaves: int = 12) -> st.SearchStrategy[Any]:
                         | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=max_leaves)
 
 
+@cache
 def references() -> st.SearchStrategy[str]:
     """Every spelling of ``<resource>-N`` (and near misses), with small, negative and huge N."""
     n = st.integers(-3, 12) | st.integers(0, 10**30)
@@ -52,12 +56,14 @@ def references() -> st.SearchStrategy[str]:
          "<Resource>-{}", "resource-{}", "the output of <resource>-{} please"]), n)
 
 
+@cache
 def arg_values() -> st.SearchStrategy[Any]:
     text = st.text(max_size=30) | st.sampled_from(INJECTIONS) | references()
     return (text | st.lists(text, max_size=4) | st.integers() | st.floats() | st.none() | st.booleans()
             | st.dictionaries(st.text(max_size=6), st.lists(text, max_size=3), max_size=3))
 
 
+@cache
 def mutated_name(name: str) -> st.SearchStrategy[str]:
     """A task or argument name as small models misspell it."""
     return st.sampled_from([
@@ -66,11 +72,13 @@ def mutated_name(name: str) -> st.SearchStrategy[str]:
     ])
 
 
+@cache
 def task_names() -> st.SearchStrategy[Any]:
     known = st.sampled_from(TASK_NAMES)
     return known | known.flatmap(mutated_name) | st.text(max_size=20) | json_values(3)
 
 
+@cache
 def ids() -> st.SearchStrategy[Any]:
     return (st.integers(-2, 12) | st.integers() | st.sampled_from(["1", " 2 ", "-1", "9" * 5000, "1e400", "x"])
             | st.none() | st.floats() | st.booleans() | json_values(2))

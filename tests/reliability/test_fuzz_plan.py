@@ -8,7 +8,7 @@ import json
 import time
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage
@@ -81,7 +81,7 @@ def planner_agent_tools():
 
 
 @pytest.mark.timeout(300)
-@FAST
+@settings(FAST, max_examples=60)  # a whole agent stage per case: fewer cases, same shapes
 @given(first=llm_texts(plans()) | st.text(max_size=100), second=llm_texts(plans()) | st.text(max_size=100))
 def test_fuzz_planning_stage_with_a_scripted_llm(planner_agent_tools, first: str, second: str) -> None:
     """The whole stage (first answer, re-ask with the error, second answer) on arbitrary answers."""
@@ -188,5 +188,5 @@ def test_deeply_nested_json_is_a_plan_error() -> None:
 def test_a_long_unclosed_answer_is_rejected_quickly() -> None:
     started = time.perf_counter()
     with pytest.raises(PlanError):
-        parse_plan_text("{" * 12_000)
-    assert time.perf_counter() - started < 2
+        parse_plan_text("{" * 6_000)
+    assert time.perf_counter() - started < 1  # linear parsing takes milliseconds

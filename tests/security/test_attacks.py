@@ -275,6 +275,9 @@ def run_attack(attack: Attack, env: Env) -> None:
         env.tool(attack.task).invoke(args)
     assert caught.value.task == attack.task
     assert env.executor.calls == [], f"{attack.name}: the executor ran on a hostile input"
+    if attack.arg == "image" and isinstance(value, str):  # the gate itself, as executors and agents call it
+        with pytest.raises(ResourceError, match=attack.match):
+            env.ws.resolve(value, "image")
     leftovers = [p.name for p in (env.ws.root / "inputs").glob("*")] if (env.ws.root / "inputs").exists() else []
     assert leftovers == [], f"{attack.name}: a rejected download left files behind: {leftovers}"
     RAN.add(attack.name)

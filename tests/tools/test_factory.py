@@ -233,3 +233,9 @@ def test_summarize_shortens_long_data():
     assert "760 more" in text and "0.1235" in text and len(text) <= 206
     assert summarize({"text": "x" * 50}, limit=10) == "text: " + "x" * 9 + "…"
     assert summarize({"image": "/a.png", "text": "hi"}) == "text: hi; image: /a.png"
+
+
+def test_tool_can_run_asks_its_executor(toy_executor):
+    (tool,) = build_tools(["text-classification"], executor=toy_executor)
+    assert tool.can_run("any/model") is True
+    assert tool.can_run("missing/model") is False

@@ -245,3 +245,44 @@ def test_zero_shot_object_detection_uses_the_candidate_labels(executor, workspac
                  candidate_labels=["cat", "dog"], threshold=0.0)
     assert result["data"] and {det["label"] for det in result["data"]} <= {"cat", "dog"}
     assert_png_in_workspace(result["image"], workspace)
+
+
+def _has_cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+@pytest.mark.skipif(not _has_cuda(), reason="needs a CUDA GPU")
+def test_the_demo_pair_runs_on_the_gpu(workspace, photo):
+    gpu = LocalExecutor(device="cuda")
+    caption = run(gpu, workspace, "image-to-text", image=photo)
+    spoken = run(gpu, workspace, "text-to-speech", text=caption["text"] or "hello")
+    assert sf.info(spoken["audio"]).frames > 0
+    for task in ("image-to-text", "text-to-speech"):  # captioner bundle and pipeline both expose .model
+        assert gpu.model_for(task, str(tiny_model_path(task))).model.device.type == "cuda"
+    assert gpu.load_count == 2
+
+
+@pytest.mark.parametrize("as_csv", [False, True])
+def test_table_question_answering_takes_columns_or_a_csv_file(executor, workspace, tmp_path, as_csv):
+    table = {"city": ["paris", "london"], "cars": ["3", "5"]}
+    if as_csv:
+        csv_file = tmp_path / "cities.csv"
+        csv_file.write_text("city,cars\nparis,3\nlondon,5\n")
+        table = str(workspace.allow(csv_file))
+    result = run(executor, workspace, "table-question-answering", table=table,
+                 question="which city has the most cars?")
+    data = result["data"]
+    assert isinstance(result["text"], str) and result["text"] == data["answer"]
+    assert all(cell in {"paris", "london", "3", "5"} for cell in data["cells"])
+
+
+def test_a_csv_table_outside_the_workspace_is_refused(executor, workspace, tmp_path):
+    from hugginggpt.errors import ResourceError
+
+    secret = tmp_path / "elsewhere.csv"
+    secret.write_text("a,b\n1,2\n")
+    with pytest.raises(ResourceError) as err:
+        run(executor, workspace, "table-question-answering", table=str(secret), question="what is a?")
+    assert err.value.task == "table-question-answering"

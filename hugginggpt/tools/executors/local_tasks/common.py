@@ -81,17 +81,17 @@ def as_list(value: Any) -> list[str]:
 def open_image(call: TaskCall, name: str = "image"):
     from hugginggpt.tools.resources import load_image
 
-    return _named(call, load_image, required(call, name))
+    return named_errors(call, load_image, required(call, name))
 
 
 def open_audio(call: TaskCall, sampling_rate: int | None, name: str = "audio"):
     from hugginggpt.tools.resources import load_audio
 
-    return _named(call, load_audio, required(call, name), sampling_rate)
+    return named_errors(call, load_audio, required(call, name), sampling_rate)
 
 
-def _named(call: TaskCall, loader: Callable, *args: Any) -> Any:
-    """Run a media loader, putting the task's name on its ``ResourceError``."""
+def named_errors(call: TaskCall, loader: Callable, *args: Any) -> Any:
+    """Run a resource function, putting the task's name on its ``ResourceError``."""
     try:
         return loader(*args)
     except ResourceError as exc:

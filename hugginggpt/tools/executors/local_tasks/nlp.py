@@ -11,6 +11,7 @@ from hugginggpt.tools.executors.local_tasks.common import (
     arg,
     as_list,
     jsonable,
+    named_errors,
     required,
     scored_labels,
     task_name,
@@ -54,9 +55,11 @@ def table_question_answering(pipe, call) -> dict[str, Any]:
     return {"text": str(out.get("answer", "")), "data": out}
 
 
-def _read_csv_table(call, path) -> dict[str, list[str]]:
+def _read_csv_table(call, value) -> dict[str, list[str]]:
+    """Columns of a CSV table the workspace allows (a user's file, a download, an earlier output)."""
     import csv
 
+    path = named_errors(call, call.workspace.resolve, value, "table")
     try:
         with open(path, newline="", encoding="utf-8") as fh:
             rows = list(csv.DictReader(fh))
