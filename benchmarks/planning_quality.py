@@ -45,8 +45,10 @@ def gguf_path(model: str) -> str:
     return out.strip().splitlines()[-1]
 
 
-async def plan_slice(agent: GlobalPlanAgent, samples: list[Any], mapping: TaskBenchMapping) -> list[dict[str, Any]]:
-    rows = []
+async def plan_slice(agent: GlobalPlanAgent, samples: list[Any], mapping: TaskBenchMapping,
+                     save: Any = None) -> list[dict[str, Any]]:
+    """Plan each sample in turn; ``save(rows)`` after each, so an interrupted run keeps its figures."""
+    rows: list[dict[str, Any]] = []
     for n, sample in enumerate(samples, 1):
         started = time.perf_counter()
         error = None
@@ -67,6 +69,8 @@ async def plan_slice(agent: GlobalPlanAgent, samples: list[Any], mapping: TaskBe
         predicted = [node["task"] for node in row["result"]["task_nodes"]]
         print(f"[{n}/{len(samples)}] {sample.id} {row['harness']['seconds']:.1f}s gold={row['harness']['gold']} "
               f"pred={predicted}{' ERROR ' + error if error else ''}", flush=True)
+        if save is not None:
+            save(rows)
     return rows
 
 
@@ -86,20 +90,35 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     mapping = TaskBenchMapping(dataset.tools)
     tasks = [mapping.to_task(tool) for tool in dataset.tools if mapping.to_task(tool)]
     samples = dataset.samples[args.start:args.end]
-    llm = load_llm("gguf:" + gguf_path(args.model), temperature=args.temperature, n_threads=args.threads,
+    args.model_file = gguf_path(args.model)
+    llm = load_llm("gguf:" + args.model_file, temperature=args.temperature, n_threads=args.threads,
                    n_ctx=args.n_ctx)
+    out = ROOT / "benchmarks" / "results" / f"planning_quality-{args.label}.json"
+    started = time.perf_counter()
+
+    def save(rows: list[dict[str, Any]]) -> dict[str, Any]:
+        summary = summarise(dataset, rows, args, time.perf_counter() - started)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps({**summary, "rows": rows}, indent=1, ensure_ascii=False), encoding="utf-8")
+        return summary
+
     with tempfile.TemporaryDirectory() as tmp:
         agent = GlobalPlanAgent(llm, tools=placeholder_tools(tasks, root=tmp), workspace_root=tmp)
-        started = time.perf_counter()
-        rows = asyncio.run(plan_slice(agent, samples, mapping))
-        elapsed = time.perf_counter() - started
+        rows = asyncio.run(plan_slice(agent, samples, mapping, save))
+    summary = save(rows)
+    print(json.dumps(summary, indent=1))
+    print(f"wrote {out}")
+    return summary
 
+
+def summarise(dataset: Any, rows: list[dict[str, Any]], args: argparse.Namespace, elapsed: float) -> dict[str, Any]:
+    """Scores (TaskBench's own metrics) and costs of the rows planned so far."""
     predictions = {row["id"]: row for row in rows}
     labels = [r for r in dataset.records if r["id"] in predictions]
     scores = score(labels, predictions, list(dataset.tools.values()), groups=GROUPS)
     prompt_tokens = [r["harness"]["usage"].get("prompt_tokens", 0) for r in rows if r["harness"]["usage"]]
-    summary = {
-        "model": Path(gguf_path(args.model)).name,
+    return {
+        "model": Path(args.model_file).name,
         "slice": [args.start, args.end],
         "requests": len(rows),
         "errors": sum(1 for r in rows if r["harness"]["error"]),
@@ -107,12 +126,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "mean_prompt_tokens": round(sum(prompt_tokens) / max(len(prompt_tokens), 1), 1),
         "scores": {g: {m: _round(getattr(s, m)) for m in METRICS} for g, s in scores.items()},
     }
-    out = ROOT / "benchmarks" / "results" / f"planning_quality-{args.label}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({**summary, "rows": rows}, indent=1, ensure_ascii=False), encoding="utf-8")
-    print(json.dumps(summary, indent=1))
-    print(f"wrote {out}")
-    return summary
 
 
 def _round(value: float | None) -> float | None:

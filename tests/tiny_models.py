@@ -189,9 +189,17 @@ def _text_to_speech(folder: Path) -> Path:
         duration_predictor_num_flows=2, duration_predictor_filter_channels=16,
         upsample_initial_channel=16, upsample_rates=[8, 2], upsample_kernel_sizes=[16, 4],
         resblock_kernel_sizes=[3, 7], resblock_dilation_sizes=[[1, 3, 5], [1, 3, 5]],
-        sampling_rate=16000,
+        sampling_rate=16000, use_stochastic_duration_prediction=False,
     )
-    return _save(folder, VitsModel(config), tokenizer)
+    model = VitsModel(config)
+    # Random weights can predict zero frames for every character (an empty waveform, and a crash in
+    # VITS's length computation): pin the duration predictor to about three frames per token.
+    import torch
+
+    with torch.no_grad():
+        model.duration_predictor.proj.weight.zero_()
+        model.duration_predictor.proj.bias.fill_(1.0)
+    return _save(folder, model, tokenizer)
 
 
 def _bert_head(head: str, labels: list[str] | None = None) -> Callable[[Path], Path]:
@@ -464,6 +472,9 @@ def build_tiny_model(task: str, folder: str | Path) -> Path:
     task = ALIASES.get(task, task)
     if task not in BUILDERS:
         raise KeyError(f"no tiny model for task {task!r}; known: {', '.join(TINY_TASKS)}")
+    import torch
+
+    torch.manual_seed(0)  # the same random weights every session: outputs (nonsense) are reproducible
     return BUILDERS[task](Path(folder))
 
 

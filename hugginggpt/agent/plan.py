@@ -369,7 +369,8 @@ class _ReferenceRepair:
             return value
         source = self.producer(position, kind)
         if kind in _MEDIA_KINDS:
-            if media_kind_of(value) is None or value.strip() in (self.request or "") or "://" in value:
+            named = media_kind_of(value) is not None or _looks_like_path(value)
+            if (named and self.request_names_file(value)) or "://" in value:
                 return value
             if source is not None:
                 return self.redirect(task, name, value, source, "names a file the request does not mention")
@@ -402,6 +403,10 @@ class _ReferenceRepair:
             return self.files[kind][0]
         return value  # left for validation to reject, with its reason
 
+    def request_names_file(self, value: str) -> bool:
+        text = value.strip().strip("'\"")
+        return text in (self.request or "") or text.replace("\\", "/").rsplit("/", 1)[-1] in (self.request or "")
+
     def request_says(self, value: str) -> bool:
         text = " ".join(value.lower().split()).strip(" '\".")
         return bool(text) and text in self.request_text
@@ -410,6 +415,12 @@ class _ReferenceRepair:
         self.validator.note(task.id, f"argument {name!r}={value[:60]!r} {why}: replaced by <resource>-{source.id} "
                                      f"({source.task})")
         return f"<resource>-{source.id}"
+
+
+def _looks_like_path(value: str) -> bool:
+    """A file name or path of any kind (``notes.txt``, ``dir/x``), as opposed to words describing one."""
+    text = value.strip()
+    return bool(text) and " " not in text and ("/" in text or "\\" in text or re.search(r"\.\w{1,5}$", text) is not None)
 
 
 def _describe(broken: list[int], own: int) -> str:

@@ -49,14 +49,19 @@ class PlanResult:
 
 
 def format_task_list(tasks: dict[str, TaskInfo]) -> str:
-    """One line per task: ``name(arg*, arg): description`` (short, for small context windows)."""
+    """One line per task: ``name(arg*, arg) -> outputs: description`` (short, for small context windows).
+
+    The output kinds tell the planner which task can feed which (an image-producing task feeds an
+    ``image`` argument), which is what chaining with ``<resource>-N`` needs."""
     lines = []
     for info in tasks.values():
         args = ", ".join(a.name + ("*" if a.required else "") for a in info.args)
+        outputs = [kind for kind in info.outputs if kind != "data"] or list(info.outputs)
+        produces = f" -> {'/'.join(outputs)}" if outputs else ""
         description = info.description.split("\n")[0].strip()
         if len(description) > 90:
             description = description[:87].rstrip() + "..."
-        lines.append(f"- {info.name}({args}): {description}".rstrip(": "))
+        lines.append(f"- {info.name}({args}){produces}: {description}".rstrip(": "))
     return "\n".join(lines)
 
 

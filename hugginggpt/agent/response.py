@@ -35,13 +35,18 @@ _PATH = re.compile(
 _URL = re.compile(r"\b[a-z][a-z0-9+.\-]*://\S+", re.IGNORECASE)
 
 
+#: ``<resource>-N`` as it stands in a plan's arguments; shown to the LLM as "(output of task N)".
+RESOURCE_MENTION = re.compile(r"<resource>-(\d+)")
+
+
 def predictions_text(plan: Plan, selections: dict[int, dict[str, Any]], outcomes: dict[int, dict[str, Any]]) -> str:
     """One compact block per task: what ran, on which model, and what it produced or why not."""
     lines = []
     for step in plan.tasks:
         outcome = outcomes.get(step.id, {"status": "not run"})
         model = selections.get(step.id, {}).get("model") or "default model"
-        head = f"Task {step.id} {step.task} args={json.dumps(step.args, ensure_ascii=False)} model={model}"
+        args = RESOURCE_MENTION.sub(lambda m: f"(output of task {m.group(1)})", json.dumps(step.args, ensure_ascii=False))
+        head = f"Task {step.id} {step.task} args={args} model={model}"
         if outcome.get("status") == "ok":
             lines.append(f"{head}\n  prediction: {summarize(outcome['result'])}")
         else:

@@ -5,6 +5,9 @@ reports no ``usage_metadata``, and does structured output through tool calling, 
 get wrong. Here one ``Llama`` is loaded per (file, context size) and shared, calls are serialised by
 a lock (a llama.cpp context is not re-entrant), and ``with_structured_output`` uses llama.cpp's
 JSON-schema grammar, so even a 135M-parameter model can only emit JSON that matches the schema.
+Tools bound with ``auto`` choice are called the way the model was trained to call them: its chat
+template (or Qwen's wording in the system prompt) lists them, and ``<tool_call>`` blocks in the
+answer are read back as ``AIMessage.tool_calls`` (see ``tool_calls.py``).
 """
 
 from __future__ import annotations
@@ -13,21 +16,37 @@ import contextlib
 import json
 import os
 import threading
+from collections.abc import Iterator, Sequence
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, convert_to_openai_messages
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    convert_to_openai_messages,
+)
 from langchain_core.messages.ai import UsageMetadata
+from langchain_core.messages.tool import tool_call, tool_call_chunk
 from langchain_core.output_parsers import JsonOutputParser, PydanticOutputParser
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough
-from langchain_core.utils.function_calling import convert_to_json_schema, convert_to_openai_tool
+from langchain_core.utils.function_calling import (
+    convert_to_json_schema,
+    convert_to_openai_tool,
+)
 from pydantic import BaseModel, Field
 
 from hugginggpt.errors import LLMError
+from hugginggpt.llm.tool_calls import (
+    messages_as_text_protocol,
+    messages_for_template,
+    new_call_id,
+    parse_tool_calls,
+)
 
 _LOADED: dict[tuple[str, int], tuple[Any, threading.Lock]] = {}
 _LOADING = threading.Lock()
@@ -124,6 +143,40 @@ def _json_schema(schema: dict[str, Any] | type) -> dict[str, Any]:
     return convert_to_json_schema(schema)
 
 
+def template_renders_tools(llama: Any) -> bool:
+    """Whether the model's own (GGUF-embedded) chat template shows tools and tool calls to it.
+
+    llama-cpp-python hands ``tools`` to a GGUF's Jinja template (Qwen2.5, Hermes, Llama 3.1 use
+    them); its built-in formats (chatml, llama-2...) and templates without tools drop them.
+    """
+    name = getattr(llama, "chat_format", None) or ""
+    if getattr(llama, "chat_handler", None) is not None or not name.startswith("chat_template."):
+        return False
+    key = "tokenizer.chat_template" if name == "chat_template.default" else "tokenizer." + name
+    template = (getattr(llama, "metadata", None) or {}).get(key) or ""
+    return "tools" in template and "tool_call" in template
+
+
+def _as_chunk(result: ChatResult, run_manager: CallbackManagerForLLMRun | None) -> ChatGenerationChunk:
+    """A whole answer (text and tool calls) as a single stream chunk."""
+    ai = result.generations[0].message
+    chunk = ChatGenerationChunk(
+        message=AIMessageChunk(
+            content=ai.content,
+            tool_call_chunks=[
+                tool_call_chunk(name=call["name"], args=json.dumps(call["args"]), id=call["id"], index=index)
+                for index, call in enumerate(ai.tool_calls)
+            ],
+            usage_metadata=ai.usage_metadata,
+            response_metadata=ai.response_metadata,
+        ),
+        generation_info=result.generations[0].generation_info,
+    )
+    if run_manager and ai.content:
+        run_manager.on_llm_new_token(ai.content, chunk=chunk)
+    return chunk
+
+
 class LlamaCppChatModel(BaseChatModel):
     """A GGUF chat model run in this process; see the module docstring for why it exists."""
 
@@ -159,7 +212,7 @@ class LlamaCppChatModel(BaseChatModel):
             "seed": self.seed,
         }
 
-    def load(self) -> "LlamaCppChatModel":
+    def load(self) -> LlamaCppChatModel:
         """Load the weights now (they are shared with every model on the same file and n_ctx)."""
         self._client()
         return self
@@ -179,6 +232,29 @@ class LlamaCppChatModel(BaseChatModel):
         params.update(kwargs)
         return params
 
+    def _prompt(self, llama: Any, messages: list[BaseMessage], params: dict[str, Any]) -> tuple[list[dict], set[str] | None]:
+        """The messages to send, and the tool names to read calls for (None: the answer is only text).
+
+        A tool named in ``tool_choice`` is left to llama.cpp, which constrains the answer to its
+        schema. Otherwise (auto, any, required) the model calls tools in its own trained text form:
+        its chat template renders the tools when it can, else they go into the system prompt.
+        """
+        openai = messages_for_template(convert_to_openai_messages(messages))
+        tools = params.pop("tools", None) or []
+        choice = params.pop("tool_choice", None)
+        renders_tools = template_renders_tools(llama)
+        if isinstance(choice, dict) and tools:
+            params.update(tools=tools, tool_choice=choice)
+            return (openai if renders_tools else messages_as_text_protocol(openai, [])), None
+        if choice == "none":
+            tools = []
+        names = {tool["function"]["name"] for tool in tools} or None
+        if not renders_tools:
+            return messages_as_text_protocol(openai, tools), names
+        if tools:
+            params["tools"] = tools
+        return openai, names
+
     def _generate(
         self,
         messages: list[BaseMessage],
@@ -188,27 +264,32 @@ class LlamaCppChatModel(BaseChatModel):
     ) -> ChatResult:
         llama, lock = self._client()
         params = self._params(stop, kwargs)
+        prompt, tool_names = self._prompt(llama, messages, params)
         with lock:
-            response = llama.create_chat_completion(messages=convert_to_openai_messages(messages), **params)
+            response = llama.create_chat_completion(messages=prompt, **params)
         choice = response["choices"][0]
         message = choice["message"]
+        content = message.get("content") or ""
         tool_calls = [
-            {
-                "name": call["function"]["name"],
-                "args": json.loads(call["function"]["arguments"] or "{}"),
-                "id": call.get("id"),
-                "type": "tool_call",
-            }
+            tool_call(
+                name=call["function"]["name"],
+                args=json.loads(call["function"]["arguments"] or "{}"),
+                id=call.get("id") or new_call_id(),
+            )
             for call in message.get("tool_calls") or []
         ]
+        if tool_names is not None and not tool_calls:
+            parsed = parse_tool_calls(content, tool_names)
+            content, tool_calls = parsed.content, parsed.tool_calls
+        finish_reason = "tool_calls" if tool_calls else choice.get("finish_reason")
         ai = AIMessage(
-            content=message.get("content") or "",
+            content=content,
             tool_calls=tool_calls,
             usage_metadata=_usage(response),
-            response_metadata={"finish_reason": choice.get("finish_reason"), "model_name": Path(self.model_path).name},
+            response_metadata={"finish_reason": finish_reason, "model_name": Path(self.model_path).name},
         )
         return ChatResult(
-            generations=[ChatGeneration(message=ai, generation_info={"finish_reason": choice.get("finish_reason")})],
+            generations=[ChatGeneration(message=ai, generation_info={"finish_reason": finish_reason})],
             llm_output={"token_usage": response.get("usage") or {}},
         )
 
@@ -219,12 +300,15 @@ class LlamaCppChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
+        if kwargs.get("tools") and kwargs.get("tool_choice") != "none":
+            # A call is only readable once its block is complete: answer whole, as one chunk.
+            yield _as_chunk(self._generate(messages, stop, run_manager, **kwargs), run_manager)
+            return
         llama, lock = self._client()
         params = self._params(stop, kwargs)
+        prompt, _ = self._prompt(llama, messages, params)
         with lock:  # held until the stream ends: the context is busy until then
-            for part in llama.create_chat_completion(
-                messages=convert_to_openai_messages(messages), stream=True, **params
-            ):
+            for part in llama.create_chat_completion(messages=prompt, stream=True, **params):
                 choice = (part.get("choices") or [{}])[0]
                 text = (choice.get("delta") or {}).get("content") or ""
                 chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
@@ -239,7 +323,12 @@ class LlamaCppChatModel(BaseChatModel):
         tool_choice: str | dict | None = None,
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, AIMessage]:
-        """Offer tools; naming one in ``tool_choice`` makes llama.cpp constrain the call to its schema."""
+        """Offer tools.
+
+        Naming one in ``tool_choice`` (or ``any``/``required`` with a single tool) makes llama.cpp
+        constrain the call to its schema; otherwise (``auto``) the model decides, and its
+        ``<tool_call>`` blocks become ``AIMessage.tool_calls``.
+        """
         formatted = [convert_to_openai_tool(tool) for tool in tools]
         if isinstance(tool_choice, str) and tool_choice not in ("auto", "none", "any", "required"):
             tool_choice = {"type": "function", "function": {"name": tool_choice}}

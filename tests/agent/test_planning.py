@@ -24,7 +24,7 @@ def tasks(tools):
 def test_prompt_lists_tasks_and_only_usable_demonstrations(tasks):
     messages = planning_messages("Caption cat.png", tasks, files=["/data/cat.png"])
     system = messages[0].content
-    assert "- image-to-text(image*): Describe an image in words" in system  # table description, * = required
+    assert "- image-to-text(image*) -> text: Describe an image in words" in system  # table description, * = required, outputs
     assert "- echo(text*): Shout a text back." in system
     demos = [json.loads(m.content) for m in messages[1:-1] if isinstance(m, AIMessage)]
     assert demos and all(step["task"] in tasks for plan in demos for step in plan)

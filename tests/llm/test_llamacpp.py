@@ -1,4 +1,5 @@
-"""The embedded llama.cpp chat model on a real (tiny) GGUF: structured JSON, stop words, usage, caching."""
+"""The embedded llama.cpp chat model on real (tiny) GGUFs: structured JSON, stop words, usage, caching,
+and native tool calling with auto tool choice (the function-calling agent on the embedded model)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,16 @@ import subprocess
 import threading
 
 import pytest
+from langchain_core.messages import HumanMessage, ToolMessage
+from langchain_core.tools import StructuredTool
 from pydantic import BaseModel
 
 from hugginggpt.llm import load_llm
-from hugginggpt.llm.llamacpp import LlamaCppChatModel, llama_cpp_available
+from hugginggpt.llm.llamacpp import (
+    LlamaCppChatModel,
+    llama_cpp_available,
+    template_renders_tools,
+)
 
 FETCH = "/work/shared/models/fetch-gguf"
 
@@ -71,3 +78,69 @@ def test_weights_shared_and_calls_serialised(smollm, smollm_path):
     for thread in threads:
         thread.join()
     assert len(answers) == 2 and answers[0] == answers[1]  # fixed seed: same prompt, same answer
+
+
+# --- native tool calling ("auto" tool choice) with Qwen2.5-Coder-0.5B, whose template renders tools ---
+
+
+def get_weather(city: str) -> str:
+    """Get the current weather in a city."""
+    return f"{city}: sunny, 21 degrees Celsius"
+
+
+def word_count(text: str) -> int:
+    """Count the words in a text."""
+    return len(text.split())
+
+
+@pytest.fixture(scope="module")
+def qwen():
+    if not llama_cpp_available():
+        pytest.skip("llama-cpp-python is not importable")
+    try:
+        done = subprocess.run([FETCH, "qwen2.5-coder-0.5b"], capture_output=True, text=True, timeout=600, check=True)
+    except (OSError, subprocess.SubprocessError) as exc:
+        pytest.skip(f"fetch-gguf qwen2.5-coder-0.5b failed: {exc}")
+    path = done.stdout.strip().splitlines()[-1]
+    return LlamaCppChatModel(model_path=path, n_ctx=2048, n_threads=2, max_tokens=64)
+
+
+@pytest.mark.slow
+def test_which_templates_render_tools(qwen, smollm):
+    assert template_renders_tools(qwen._client()[0])  # Qwen2.5's template takes `tools`
+    assert not template_renders_tools(smollm._client()[0])  # SmolLM2's does not: text protocol instead
+
+
+@pytest.mark.slow
+def test_auto_tool_choice_calls_the_tool_then_uses_its_result(qwen):
+    tool = StructuredTool.from_function(get_weather)
+    llm = qwen.bind_tools([tool])  # tool_choice defaults to auto, as create_agent binds
+    question = HumanMessage("What is the weather in Paris right now?")
+    first = llm.invoke([question])
+    assert [call["name"] for call in first.tool_calls] == ["get_weather"], first.content
+    call = first.tool_calls[0]
+    assert isinstance(call["args"], dict) and call["args"].get("city") and call["id"]
+    assert first.response_metadata["finish_reason"] == "tool_calls"
+    assert first.usage_metadata["input_tokens"] > 0 and first.usage_metadata["output_tokens"] > 0
+    history = [question, first, ToolMessage(tool.invoke(call["args"]), tool_call_id=call["id"])]
+    second = llm.invoke(history)
+    # the tool result reached the model: it answers, or (a 0.5B model often does) repeats the call
+    assert second.usage_metadata["input_tokens"] > first.usage_metadata["input_tokens"]
+    assert second.content.strip() or all(c["name"] == "get_weather" for c in second.tool_calls)
+    final = qwen.bind_tools([tool], tool_choice="none").invoke(history)  # told to answer now
+    assert final.tool_calls == [] and "sunny" in final.content.lower(), final.content
+
+
+@pytest.mark.slow
+def test_function_calling_agent_runs_on_the_embedded_model(qwen, tmp_path):
+    from hugginggpt.agent import FunctionCallingAgent
+
+    tools = [StructuredTool.from_function(get_weather), StructuredTool.from_function(word_count)]
+    agent = FunctionCallingAgent(qwen, tools, max_llm_calls=3, max_steps=3, workspace_root=tmp_path)
+    out = agent.invoke("What is the weather in Rome?")
+    assert out["plan"], "the model made no tool call"
+    assert {step["task"] for step in out["plan"]} <= {"get_weather", "word_count"}
+    assert all(isinstance(step["args"], dict) for step in out["plan"])
+    first = out["results"][out["plan"][0]["id"]]
+    assert first["status"] == "ok" and "sunny" in str(first["result"])
+    assert isinstance(out["output"], str) and out["output"].strip()

@@ -285,3 +285,33 @@ def test_corrupt_weights_file_is_a_model_load_error(workspace, tmp_path):
     assert config["architectures"]  # the config itself is fine
     with pytest.raises(ModelLoadError, match="text-classification: cannot load the model"):
         classify(LocalExecutor(device="cpu"), workspace, str(broken))
+
+
+def test_download_mode_fetches_a_hub_model_on_first_use(workspace, monkeypatch):
+    """The local policy downloads Hub models into the cache; the default mode never does."""
+    import hugginggpt.tools.executors.local as local
+
+    fetched = []
+
+    def fake_hub(model_id: str) -> Path:  # the Hub is unreachable here: serve the tiny model instead
+        fetched.append(model_id)
+        return tiny_model_path("text-classification")
+
+    monkeypatch.setattr(local, "download_snapshot", fake_hub)
+    assert LocalExecutor().can_run("text-classification", "org/not-cached") is False
+    executor = LocalExecutor(download=True)
+    assert executor.can_run("text-classification", "org/not-cached") is True
+    result = classify(executor, workspace, "org/not-cached")
+    assert isinstance(result["data"][0]["score"], float)
+    assert fetched == ["org/not-cached"]
+
+
+def test_a_failed_download_is_a_model_load_error(workspace, monkeypatch):
+    import hugginggpt.tools.executors.local as local
+
+    def unreachable(model_id: str) -> Path:
+        raise OSError("Name or service not known")
+
+    monkeypatch.setattr(local, "download_snapshot", unreachable)
+    with pytest.raises(ModelLoadError, match="text-classification: cannot download org/x from the Hub"):
+        classify(LocalExecutor(download=True), workspace, "org/x")

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from hugginggpt.errors import TaskError
 from hugginggpt.tools.executors.base import TaskCall
 from hugginggpt.tools.executors.local import LocalExecutor
 from hugginggpt.tools.resources import Workspace
@@ -286,3 +287,8 @@ def test_a_csv_table_outside_the_workspace_is_refused(executor, workspace, tmp_p
     with pytest.raises(ResourceError) as err:
         run(executor, workspace, "table-question-answering", table=str(secret), question="what is a?")
     assert err.value.task == "table-question-answering"
+
+
+def test_text_to_speech_of_unpronounceable_text_is_a_clear_task_error(executor, workspace):
+    with pytest.raises(TaskError, match="text-to-speech: the model cannot pronounce any character"):
+        run(executor, workspace, "text-to-speech", text="!!! ???")

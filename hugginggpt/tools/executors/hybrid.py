@@ -134,7 +134,10 @@ def default_executor(catalog: "ModelCatalog | None" = None, policy: str | None =
     endpoint = os.environ.get("HUGGINGGPT_ENDPOINT") or None
     provider = None if endpoint else os.environ.get("HUGGINGGPT_PROVIDER") or "auto"
     remote = RemoteExecutor(endpoint, provider=provider)
-    local, note = _local_executor(catalog) if policy != "remote" else (None, None)
+    # The local policy fetches Hub models on first use (nothing else could run them); hybrid does not,
+    # since remote inference covers what is not on disk. HUGGINGGPT_DOWNLOAD_MODELS=1/0 overrides.
+    download = os.environ.get("HUGGINGGPT_DOWNLOAD_MODELS", "1" if policy == "local" else "0") not in ("0", "", "false")
+    local, note = _local_executor(catalog, download) if policy != "remote" else (None, None)
     if local is None and policy == "local":
         raise ModelLoadError(None, note or "local execution is unavailable")
     executor = HybridExecutor(local, remote, catalog=catalog, policy=policy)
@@ -144,7 +147,7 @@ def default_executor(catalog: "ModelCatalog | None" = None, policy: str | None =
     return executor
 
 
-def _local_executor(catalog: "ModelCatalog") -> tuple[Executor | None, str | None]:
+def _local_executor(catalog: "ModelCatalog", download: bool = False) -> tuple[Executor | None, str | None]:
     """A LocalExecutor, or None and why (missing transformers/torch)."""
     missing = [name for name in ("transformers", "torch") if importlib.util.find_spec(name) is None]
     if missing:
@@ -154,4 +157,4 @@ def _local_executor(catalog: "ModelCatalog") -> tuple[Executor | None, str | Non
         from hugginggpt.tools.executors.local import LocalExecutor
     except ImportError as exc:
         return None, f"local execution unavailable ({exc}); running every task remotely"
-    return LocalExecutor(catalog=catalog), None
+    return LocalExecutor(catalog=catalog, download=download), None

@@ -1,8 +1,10 @@
 """LocalExecutor: runs task models on this machine with transformers (and diffusers when installed).
 
 A model is a local folder, a Hub id the catalog maps to a folder, or a Hub id already in the Hugging
-Face cache. Nothing is downloaded here: a model that is not on disk is reported with ``can_run``
-False, so the hybrid executor sends the call to the remote executor instead.
+Face cache. By default nothing is downloaded: a model that is not on disk is reported with
+``can_run`` False, so the hybrid executor sends the call to the remote executor instead. With
+``download=True`` (the ``local`` policy) a Hub model is fetched into the HF cache on first use, as
+HuggingGPT's local deployment does.
 """
 
 from __future__ import annotations
@@ -48,6 +50,26 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+#: Weight formats transformers/diffusers on torch never read: not worth downloading.
+_FOREIGN_WEIGHTS = ["*.h5", "*.msgpack", "*.onnx", "onnx/*", "*.ot", "*.tflite", "*.mlmodel", "*.gguf", "*.ckpt",
+                    "coreml/*", "openvino/*", "flax_model*", "tf_model*", "rust_model*"]
+
+
+def is_hub_id(model: str) -> bool:
+    """Whether ``model`` looks like a Hub repository id (``org/name`` or ``name``)."""
+    return bool(_HUB_ID.match(model))
+
+
+def download_snapshot(model_id: str) -> Path:
+    """Download ``model_id`` into the Hugging Face cache (safetensors only when the repo has them)."""
+    from huggingface_hub import HfApi, snapshot_download
+
+    ignore = list(_FOREIGN_WEIGHTS)
+    if any(name.endswith(".safetensors") for name in HfApi().list_repo_files(model_id)):
+        ignore.append("*.bin")  # the same weights twice otherwise
+    return Path(snapshot_download(model_id, ignore_patterns=ignore))
+
+
 def cached_snapshot(model_id: str) -> Path | None:
     """The folder of ``model_id`` in the Hugging Face cache, without touching the network."""
     if not _HUB_ID.match(model_id):
@@ -66,8 +88,9 @@ class LocalExecutor(Executor):
     name = "local"
 
     def __init__(self, catalog: Catalog | None = None, *, max_models: int = 4, device: str | None = None,
-                 dtype: Any = "auto"):
+                 dtype: Any = "auto", download: bool = False):
         self.catalog = catalog
+        self.download = download
         self.options = LoadOptions(device=device or default_device(), dtype=dtype)
         self._cache = ModelCache(max_models)
 
@@ -82,7 +105,16 @@ class LocalExecutor(Executor):
         handler = handler_for(task)
         if handler is None or handler.missing_requirement():
             return False
-        return self.resolve(task, model) is not None
+        if self.resolve(task, model) is not None:
+            return True
+        return self.download and self._downloadable(task, model) is not None
+
+    def _downloadable(self, task: str, model: str | None) -> str | None:
+        """The Hub id a download would fetch for ``model`` (the top catalog candidate when None)."""
+        if model is None:
+            cards = self.catalog.candidates(task, k=1) if self.catalog is not None else []
+            return cards[0].id if cards else None
+        return model if is_hub_id(model) and not Path(model).expanduser().exists() else None
 
     def resolve(self, task: str, model: str | None) -> Path | None:
         """The local folder of ``model`` (or of the catalog's first local candidate when None)."""
@@ -130,6 +162,11 @@ class LocalExecutor(Executor):
     def _loaded(self, task: str, model: str | None) -> tuple[TaskHandler, Any]:
         handler = self._handler(task)
         folder = self.resolve(task, model)
+        if folder is None and self.download and (hub_id := self._downloadable(task, model)):
+            try:
+                folder = download_snapshot(hub_id)
+            except Exception as exc:
+                raise ModelLoadError(task, f"cannot download {hub_id} from the Hub: {first_line(exc)}") from exc
         if folder is None:
             raise ModelLoadError(task, _not_local_cause(task, model))
         key = (handler.loader_key, str(folder))

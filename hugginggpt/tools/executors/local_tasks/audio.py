@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from hugginggpt.errors import TaskError
 from hugginggpt.tools.executors.local_tasks.common import (
     TaskHandler,
+    task_name,
     arg,
     open_audio,
     required,
@@ -35,7 +37,12 @@ def audio_classification(pipe, call) -> dict[str, Any]:
 def text_to_speech(pipe, call) -> dict[str, Any]:
     from hugginggpt.tools.resources import save_audio
 
-    out = pipe(required(call, "text"))
+    text = required(call, "text")
+    tokenizer = getattr(pipe, "tokenizer", None)
+    if tokenizer is not None and not tokenizer(text)["input_ids"]:
+        # e.g. a character-level (MMS/VITS) model and a text in another script: it would crash inside
+        raise TaskError(task_name(call), f"the model cannot pronounce any character of {text[:60]!r}")
+    out = pipe(text)
     return {"audio": save_audio(out["audio"], out["sampling_rate"], call.workspace)}
 
 

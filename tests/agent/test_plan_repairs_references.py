@@ -1,0 +1,121 @@
+"""Reference repairs: arguments that clearly mean an earlier task's output are pointed at it.
+
+Small planners write a task's own id, a made-up file name or a placeholder text where
+``<resource>-N`` belongs; these tests pin what is repaired, what is left alone, and that every
+repair is recorded with its reason.
+"""
+
+import pytest
+
+from hugginggpt.agent.plan import request_files, task_info_from_spec, validate_plan
+from hugginggpt.tools import task_table
+
+
+@pytest.fixture(scope="module")
+def known():
+    return {name: task_info_from_spec(spec) for name, spec in task_table().items()}
+
+
+def reasons(repairs):
+    return " | ".join(r["reason"] for r in repairs)
+
+
+def step(task, id, **args):
+    return {"task": task, "id": id, "dep": [-1], "args": args}
+
+
+def test_self_reference_points_to_the_nearest_earlier_producer_of_that_kind(known):
+    raw = [step("text-to-image", 0, text="a cat"), step("image-to-text", 1, image="<resource>-0"),
+           step("object-detection", 2, image="<resource>-2")]
+    plan, repairs = validate_plan(raw, known, "Draw a cat, caption it and find the objects in it")
+    assert plan.by_id[2].args == {"image": "<resource>-0"}  # task 1 makes text, not an image
+    assert plan.by_id[2].dep == [0]
+    assert "its own output pointed to task 0 (text-to-image)" in reasons(repairs)
+
+
+def test_reference_to_a_missing_task_is_redirected_when_a_producer_exists(known):
+    raw = [step("automatic-speech-recognition", 0, audio="talk.wav"), step("summarization", 1, text="<resource>-7")]
+    plan, repairs = validate_plan(raw, known, "Transcribe talk.wav and summarize it")
+    assert plan.by_id[1].args["text"] == "<resource>-0"
+    assert "missing task 7 pointed to task 0" in reasons(repairs)
+
+
+def test_self_reference_of_the_first_task_uses_the_one_file_the_request_names(known):
+    plan, repairs = validate_plan([step("image-classification", 0, image="<resource>-0")], known,
+                                  "What is in example.jpg?")
+    assert plan.by_id[0].args == {"image": "example.jpg"}
+    assert "replaced by the request's image 'example.jpg'" in reasons(repairs)
+
+
+def test_unrepairable_self_reference_is_still_rejected(known):
+    plan, repairs = validate_plan([step("image-classification", 0, image="<resource>-0")], known,
+                                  "Compare a.jpg with b.jpg")  # two images: no way to tell which
+    assert plan.tasks == []
+    assert "refers to its own output" in reasons(repairs)
+
+
+def test_made_up_media_file_becomes_the_earlier_output(known):
+    raw = [step("text-to-image", 0, text="a red car"), step("image-segmentation", 1, image="generated_image.png")]
+    plan, repairs = validate_plan(raw, known, "Generate an image of a red car and segment it")
+    assert plan.by_id[1].args["image"] == "<resource>-0"
+    assert "names a file the request does not mention" in reasons(repairs)
+
+
+def test_made_up_media_file_without_producer_becomes_the_request_file(known):
+    plan, _ = validate_plan([step("depth-estimation", 0, image="image.jpg")], known, "Estimate depth in photo.png")
+    assert plan.by_id[0].args["image"] == "photo.png"
+
+
+def test_files_the_request_names_and_urls_are_kept(known):
+    raw = [step("text-to-image", 0, text="a dog"), step("image-classification", 1, image="example.jpg"),
+           step("image-classification", 2, image="https://x.org/a.png")]
+    plan, repairs = validate_plan(raw, known, "Draw a dog. Also classify example.jpg and https://x.org/a.png")
+    assert [t.args["image"] for t in plan.tasks[1:]] == ["example.jpg", "https://x.org/a.png"]
+    assert repairs == []
+
+
+def test_placeholder_text_becomes_the_earlier_text_output(known):
+    raw = [step("image-to-text", 0, image="example.jpg"),
+           step("text-to-speech", 1, text="The description of the image"),
+           step("translation", 2, text="{output_of_task_1}")]
+    plan, repairs = validate_plan(raw, known, "Describe example.jpg, read it aloud and translate it")
+    assert plan.by_id[1].args["text"] == "<resource>-0"
+    assert plan.by_id[2].args["text"] == "<resource>-0"  # task 1 makes audio, so text comes from 0
+    assert reasons(repairs).count("stands for an earlier result") == 2
+
+
+def test_text_taken_from_the_request_is_never_replaced(known):
+    raw = [step("image-to-text", 0, image="example.jpg"),
+           step("text-to-image", 1, text="a generated picture of a sunset")]
+    plan, repairs = validate_plan(raw, known, "Caption example.jpg, and draw 'a generated picture of a sunset'")
+    assert plan.by_id[1].args["text"] == "a generated picture of a sunset"
+    assert repairs == []
+
+
+def test_without_a_request_only_broken_references_are_repaired(known):
+    raw = [step("text-to-image", 0, text="a cat"), step("image-to-text", 1, image="output.png"),
+           step("image-to-text", 2, image="<resource>-2")]
+    plan, _ = validate_plan(raw, known)
+    assert plan.by_id[1].args["image"] == "output.png"
+    assert plan.by_id[2].args["image"] == "<resource>-0"
+
+
+def test_list_arguments_are_repaired_item_by_item(known):
+    raw = [step("image-to-text", 0, image="a.jpg"), step("image-to-text", 1, image="b.jpg"),
+           step("sentence-similarity", 2, source_sentence="<resource>-0", sentences=["<resource>-2"])]
+    plan, _ = validate_plan(raw, known, "Caption a.jpg and b.jpg and compare the captions")
+    assert plan.by_id[2].args["sentences"] == ["<resource>-1"]
+    assert plan.by_id[2].dep == [0, 1]
+
+
+def test_request_files_by_kind_in_order():
+    found = request_files("Use 'example.jpg', then b.PNG, talk.wav and https://x.org/clip.mp4; example.jpg again")
+    assert found == {"image": ["example.jpg", "b.PNG"], "audio": ["talk.wav"], "video": ["https://x.org/clip.mp4"]}
+
+
+def test_a_media_argument_that_describes_instead_of_naming_a_file_is_repaired(known):
+    raw = [step("text-to-image", 0, text="a cat"), step("image-to-text", 1, image="the generated image"),
+           step("image-classification", 2, image="./photos/example.jpg")]
+    plan, repairs = validate_plan(raw, known, "Draw a cat and caption it; classify example.jpg too")
+    assert plan.by_id[1].args["image"] == "<resource>-0"
+    assert plan.by_id[2].args["image"] == "./photos/example.jpg"  # the request's file, in another folder

@@ -1,0 +1,171 @@
+"""The ``<tool_call>`` text protocol: reading calls out of completions, rendering conversations back."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from langchain_core.messages import (
+    AIMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+    convert_to_openai_messages,
+)
+
+from hugginggpt.llm.tool_calls import (
+    messages_as_text_protocol,
+    messages_for_template,
+    parse_tool_calls,
+)
+
+TOOLS = {"get_weather", "translation"}
+
+
+def calls(text, names=TOOLS):
+    parsed = parse_tool_calls(text, names)
+    return parsed.content, [(c["name"], c["args"]) for c in parsed.tool_calls]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>',
+        '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>',
+        '<tool_call>\n```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```\n</tool_call>',
+        '<tool_call>\n{"name": "get_weather", "arguments": "{\\"city\\": \\"Paris\\"}"}\n</tool_call>',
+        '<tool_call>\n{"name": "get_weather", "parameters": {"city": "Paris"}}\n</tool_call>',
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}}\n</tool_call>',  # stray brace
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}',  # stopped before closing
+        '{"name": "get_weather", "arguments": {"city": "Paris"}}',
+        '```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```',
+        '{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}',
+    ],
+)
+def test_one_call_in_many_shapes(text):
+    assert calls(text) == ("", [("get_weather", {"city": "Paris"})])
+
+
+def test_parallel_calls_and_surrounding_text():
+    text = (
+        "I will check both.\n"
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\n'
+        '<tool_call>\n{"name": "translation", "arguments": {"text": "hi", "tgt_lang": "fr"}}\n</tool_call>\n'
+        "Done."
+    )
+    content, found = calls(text)
+    assert found == [("get_weather", {"city": "Paris"}), ("translation", {"text": "hi", "tgt_lang": "fr"})]
+    assert content.startswith("I will check both.") and content.endswith("Done.")
+    assert "<tool_call>" not in content
+
+
+def test_calls_get_distinct_ids():
+    text = "".join(
+        f'<tool_call>{{"name": "get_weather", "arguments": {{"city": "{c}"}}}}</tool_call>' for c in ("A", "B")
+    )
+    ids = [c["id"] for c in parse_tool_calls(text, TOOLS).tool_calls]
+    assert len(ids) == 2 and all(ids) and ids[0] != ids[1]
+
+
+def test_bare_call_objects_one_per_line_are_parallel_calls():
+    text = '{"name": "get_weather", "arguments": {"city": "A"}}\n{"name": "translation", "arguments": {"text": "x"}}'
+    assert calls(text) == ("", [("get_weather", {"city": "A"}), ("translation", {"text": "x"})])
+    mixed = '{"name": "get_weather", "arguments": {"city": "A"}}\nthen I will answer'
+    assert calls(mixed) == (mixed, [])
+
+
+def test_a_list_of_calls_as_the_whole_answer():
+    text = json.dumps([{"name": "get_weather", "arguments": {"city": "A"}},
+                       {"name": "get_weather", "arguments": {}}])
+    assert calls(text) == ("", [("get_weather", {"city": "A"}), ("get_weather", {})])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '<tool_call>\n{"name": "launch_rockets", "arguments": {}}\n</tool_call>',  # unknown tool
+        "<tool_call>\n{name: get_weather}\n</tool_call>",  # not JSON
+        '<tool_call>\n{"name": "get_weather", "arguments": [1, 2]}\n</tool_call>',  # arguments not an object
+        '<tool_call>\n{"name": "get_weather", "arguments": "{broken"}\n</tool_call>',
+        '<tool_call>\n{"arguments": {"city": "Paris"}}\n</tool_call>',  # no name
+    ],
+)
+def test_unusable_blocks_stay_in_content(text):
+    content, found = calls(text)
+    assert found == []
+    assert content == text.strip()
+
+
+def test_one_bad_block_does_not_drop_a_good_one():
+    good = '<tool_call>{"name": "get_weather", "arguments": {"city": "Rome"}}</tool_call>'
+    bad = '<tool_call>{"name": "nope", "arguments": {}}</tool_call>'
+    content, found = calls(good + "\n" + bad)
+    assert found == [("get_weather", {"city": "Rome"})]
+    assert content == bad
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The weather in Paris is sunny.",
+        '{"answer": "sunny"}',  # JSON, but not a call
+        '{"name": "get_weather", "arguments": {}}\n{"answer": 1}',  # one of the objects is not a call
+        "42",
+        'Here it is: {"name": "get_weather", "arguments": {"city": "Paris"}} as you asked',  # not the whole answer
+        "",
+    ],
+)
+def test_plain_answers_have_no_calls(text):
+    assert calls(text) == (text.strip(), [])
+
+
+def test_without_names_any_tool_is_accepted():
+    parsed = parse_tool_calls('<tool_call>{"name": "anything", "arguments": {"x": 1}}</tool_call>')
+    assert [(c["name"], c["args"]) for c in parsed.tool_calls] == [("anything", {"x": 1})]
+
+
+def conversation():
+    return convert_to_openai_messages([
+        SystemMessage("Be brief."),
+        HumanMessage("Weather in Paris and Rome?"),
+        AIMessage("Checking.", tool_calls=[
+            {"name": "get_weather", "args": {"city": "Paris"}, "id": "c1"},
+            {"name": "get_weather", "args": {"city": "Rome"}, "id": "c2"},
+        ]),
+        ToolMessage("sunny", tool_call_id="c1"),
+        ToolMessage("rainy", tool_call_id="c2"),
+        AIMessage("Paris is sunny, Rome rainy."),
+    ])
+
+
+def test_template_messages_carry_arguments_as_objects():
+    messages = messages_for_template(conversation())
+    call = messages[2]["tool_calls"][0]
+    assert call["function"] == {"name": "get_weather", "arguments": {"city": "Paris"}}
+    assert call["id"] == "c1"
+    assert all(isinstance(m["content"], str) for m in messages)
+    parts = [{"type": "text", "text": "rain"}, {"type": "image_url", "image_url": {"url": "x"}}, {"type": "text", "text": "y"}]
+    assert messages_for_template([{"role": "tool", "content": parts}])[0]["content"] == "rainy"
+
+
+def test_text_protocol_for_templates_without_tools():
+    tool = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
+    messages = messages_as_text_protocol(conversation(), [tool])
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user", "assistant"]
+    system = messages[0]["content"]
+    assert system.startswith("Be brief.") and json.dumps(tool) in system and "<tool_call>" in system
+    assistant = messages[2]["content"]
+    assert assistant.startswith("Checking.")
+    replayed = parse_tool_calls(assistant, TOOLS)
+    assert [(c["name"], c["args"]) for c in replayed.tool_calls] == [
+        ("get_weather", {"city": "Paris"}), ("get_weather", {"city": "Rome"})]
+    # both results in one user turn, in order
+    assert messages[3]["content"] == "<tool_response>\nsunny\n</tool_response>\n<tool_response>\nrainy\n</tool_response>"
+    assert all(set(m) == {"role", "content"} for m in messages)
+
+
+def test_text_protocol_adds_a_system_turn_and_omits_empty_tool_lists():
+    plain = [{"role": "user", "content": "hi"}]
+    with_tools = messages_as_text_protocol(plain, [{"type": "function", "function": {"name": "f"}}])
+    assert with_tools[0]["role"] == "system" and '"name": "f"' in with_tools[0]["content"]
+    assert messages_as_text_protocol(plain, []) == plain
