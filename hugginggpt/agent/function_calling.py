@@ -1,9 +1,10 @@
 """FunctionCallingAgent: the LLM sees the task tools through ``bind_tools`` and calls them itself.
 
-Built on ``langchain.agents.create_agent``; one middleware (``RunGuard``) enforces the run's limits,
-records every tool call as a plan node, answers repeated identical calls from the earlier result,
-and turns tool errors into observations. Parallel calls of one model turn run concurrently
-(LangGraph's tool node runs them in a thread pool).
+Built on ``langchain.agents.create_agent``; one middleware (``RunGuard``) enforces the run's limits
+(a tool call may only take the time left of the budget), records every tool call as a plan node,
+answers repeated identical calls from the earlier result, turns tool errors into observations,
+and clips what the LLM sees of a tool's output (the full envelope stays in ``results``). Parallel
+calls of one model turn run concurrently (LangGraph's tool node runs them in a thread pool).
 """
 
 from __future__ import annotations
@@ -19,7 +20,11 @@ from langgraph.errors import GraphBubbleUp
 
 from hugginggpt.agent.tool_loop import AgentRun, ToolLoopAgent
 from hugginggpt.agent.tool_trace import (
+    MAX_OBSERVATION_CHARS,
+    CallTimeout,
     ToolStep,
+    call_with_deadline,
+    clip_observation,
     describe_error,
     message_text,
     repeat_note,
@@ -89,9 +94,9 @@ class RunGuard(AgentMiddleware):
                 self._admitted.add(call_id)
                 self._order.notify_all()
         if isinstance(admitted, ToolMessage):
-            return admitted
+            return _clipped(admitted)
         request, step = admitted
-        return self._execute(request, step, handler)
+        return _clipped(self._execute(request, step, handler))
 
     def _admit(self, request: Any) -> tuple[Any, ToolStep] | ToolMessage:
         """Open the call's plan node, or answer it without running (a repeat, or a limit hit)."""
@@ -113,9 +118,13 @@ class RunGuard(AgentMiddleware):
         """Run an admitted call; a tool error becomes an error observation."""
         tools, name, call_id = self.run.tools, step.task, request.tool_call.get("id") or ""
         try:
-            result = handler(request)
+            result = call_with_deadline(lambda: handler(request), self.run.budget.remaining_s)
         except GraphBubbleUp:
             raise
+        except CallTimeout as timeout:
+            self.run.budget.run_out_of_time()
+            tools.fail(step, tool_error(name, timeout))
+            return ToolMessage(f"error: {step.error}", tool_call_id=call_id, name=name, status="error")
         except Exception as error:
             tools.fail(step, tool_error(name, error))
             return ToolMessage(f"error: {step.error}", tool_call_id=call_id, name=name, status="error")
@@ -126,6 +135,16 @@ class RunGuard(AgentMiddleware):
         else:
             tools.finish(step, result.artifact if isinstance(result.artifact, dict) else result.content)
         return result
+
+
+def _clipped(result: Any) -> Any:
+    """A tool message as the LLM should see it: content clipped (the artifact is left whole)."""
+    if not isinstance(result, ToolMessage):
+        return result
+    text = message_text(result)
+    if len(text) <= MAX_OBSERVATION_CHARS:
+        return result
+    return result.model_copy(update={"content": clip_observation(text)})
 
 
 class FunctionCallingAgent(ToolLoopAgent):

@@ -224,7 +224,7 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
         messages = response_messages(request["input"], plan, selections, outcomes,
                                      chat_history=request["chat_history"], history_tokens=self.history_tokens)
         files = known_files(outcomes, request["files"])
-        answer, invented = await arespond(self.llm, messages, files, child("response"), trace)
+        answer, invented = await arespond(self.llm, messages, files, child("response"), trace, outcomes=outcomes)
         trace.timing("response", time.perf_counter() - started)
         trace.set("invented_paths", invented)
         sink(ev.RESPONSE, output=answer, invented_paths=invented)

@@ -170,6 +170,10 @@ _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",\s*([\]}])")
 
 
+#: How many opening brackets ``find_json`` tries as the start of a JSON value.
+MAX_JSON_STARTS = 64
+
+
 def _balanced(text: str, start: int) -> str | None:
     """The bracketed span starting at ``start`` (strings respected), or None when it never closes."""
     pairs = {"[": "]", "{": "}"}
@@ -203,6 +207,8 @@ def _loads(candidate: str) -> Any:
             return json.loads(attempt)
         except json.JSONDecodeError:
             pass
+        except RecursionError:  # nested deeper than any plan: not worth a second parser
+            raise ValueError("nested too deeply") from None
         try:  # single quotes, Python literals
             pythonish = re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", re.sub(r"\bnull\b", "None", attempt)))
             return ast.literal_eval(pythonish)
@@ -216,7 +222,10 @@ def find_json(text: str, accept: Callable[[Any], bool] = lambda value: True) -> 
     single quotes and trailing commas. Raises ``ValueError`` when there is none."""
     sources = [m.group(1) for m in _FENCE.finditer(text or "")] + [text or ""]
     for source in sources:
-        for start in [i for i, ch in enumerate(source) if ch in "[{"]:
+        # Each start rescans to its closing bracket, so bound the starts: an LLM answer holds its
+        # JSON within the first few brackets, and junk like "{" * 6000 must not cost seconds.
+        starts = [i for i, ch in enumerate(source) if ch in "[{"][:MAX_JSON_STARTS]
+        for start in starts:
             span = _balanced(source, start)
             if span is None:
                 continue

@@ -20,6 +20,9 @@ from langchain_core.tools import BaseTool
 
 from hugginggpt.agent.tool_loop import AgentRun, ToolLoopAgent
 from hugginggpt.agent.tool_trace import (
+    CallTimeout,
+    call_with_deadline,
+    clip_observation,
     describe_error,
     message_text,
     repeat_note,
@@ -31,8 +34,6 @@ from hugginggpt.errors import LLMError
 from hugginggpt.prompts import render_prompt
 
 STOP = ["\nObservation:"]
-#: Longest observation fed back to the model; the full result stays in ``results``.
-MAX_OBSERVATION_CHARS = 4000
 
 _ACTION = re.compile(
     r"Action\s*\d*\s*:[ \t]*(?P<tool>[^\n]*?)[ \t]*\n+[ \t]*Action\s*\d*\s*Input\s*\d*\s*:(?P<input>.*)",
@@ -110,7 +111,18 @@ _UNREADABLE = object()
 
 
 def _lenient_literal(text: str) -> Any:
-    """JSON, then JSON with trailing commas dropped, then a Python literal (single quotes)."""
+    """JSON, then JSON with trailing commas dropped, then a Python literal (single quotes).
+
+    Input nested too deeply for the parsers (they recurse) is a parse error, not a crash.
+    """
+    try:
+        return _read_literal(text)
+    except RecursionError:
+        raise ReActParseError("Action Input is nested too deeply to read; "
+                              "write one flat JSON object") from None
+
+
+def _read_literal(text: str) -> Any:
     attempts = [text, _TRAILING_COMMA.sub(r"\1", text)]
     start = text.find("{")
     if start > 0 or text.rfind("}") < len(text) - 1:
@@ -125,7 +137,7 @@ def _lenient_literal(text: str) -> Any:
         for candidate in (attempt, re.sub(r"\b(true|false|null)\b", lambda m: _JSON_WORDS[m.group(1)], attempt)):
             try:
                 return ast.literal_eval(candidate)
-            except (ValueError, SyntaxError, MemoryError, RecursionError):
+            except (ValueError, SyntaxError, MemoryError):
                 pass
     return _UNREADABLE
 
@@ -176,8 +188,7 @@ class ReActAgent(ToolLoopAgent):
                 observation = self._act(run, step)
                 if observation is None:
                     break
-            if len(observation) > MAX_OBSERVATION_CHARS:
-                observation = observation[:MAX_OBSERVATION_CHARS] + " ...(truncated)"
+            observation = clip_observation(observation)
             messages += [AIMessage(last_text.rstrip()), HumanMessage(f"Observation: {observation}")]
         return stopped_message(run.budget.stop_reason or "stopped", run.tools, last_text)
 
@@ -205,7 +216,11 @@ class ReActAgent(ToolLoopAgent):
         step = run.tools.start(name, args)
         call = {"name": name, "args": args, "id": f"react-{step.id}", "type": "tool_call"}
         try:  # called as a tool call, so a tool that handles its own errors still reports status
-            reply = action.tool.invoke(call, config=run.config)
+            reply = call_with_deadline(lambda: action.tool.invoke(call, config=run.config), run.budget.remaining_s)
+        except CallTimeout as timeout:
+            run.budget.run_out_of_time()
+            run.tools.fail(step, tool_error(name, timeout))
+            return f"error: {step.error}"
         except Exception as error:
             run.tools.fail(step, tool_error(name, error))
             return f"error: {step.error}"

@@ -93,9 +93,29 @@ def correction_note(paths: list[str], files: set[str]) -> str:
             f"and {'is' if len(paths) == 1 else 'are'} not an input file; the actual files are: {real}.")
 
 
+def fallback_answer(outcomes: dict[int, dict[str, Any]]) -> str:
+    """A plain account of the results, for when the LLM answers nothing: the user still learns what
+    ran, what it produced (files by path) and what failed."""
+    if not outcomes:
+        return "The model gave no answer, and no tasks were run."
+    lines = ["The model gave no answer; here is what the tasks did:"]
+    for task_id, outcome in sorted(outcomes.items()):
+        head = f"- task {task_id} ({outcome.get('task')})"
+        if outcome.get("status") == "ok":
+            lines.append(f"{head}: {summarize(outcome.get('result') or {}) or 'no output'}")
+        else:
+            lines.append(f"{head} {outcome.get('status')}: {outcome.get('error')}")
+    return "\n".join(lines)
+
+
 async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[str], config: RunnableConfig,
-                   trace: Trace | None = None) -> tuple[str, list[str]]:
-    """The answer (with a correction note when it names files that do not exist) and those names."""
+                   trace: Trace | None = None, *,
+                   outcomes: dict[int, dict[str, Any]] | None = None) -> tuple[str, list[str]]:
+    """The answer (with a correction note when it names files that do not exist) and those names.
+
+    An empty answer is replaced by ``fallback_answer(outcomes)`` (recorded in the trace as
+    ``response_fallback``).
+    """
     started = time.perf_counter()
     try:
         answer = content_text(await llm.ainvoke(messages, config)).strip()
@@ -104,6 +124,10 @@ async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[s
     if trace is not None:
         trace.add_llm_call("response", [m.model_dump() for m in messages], answer,
                            seconds=round(time.perf_counter() - started, 6))
+    if not answer:
+        answer = fallback_answer(outcomes or {})
+        if trace is not None:
+            trace.set("response_fallback", answer)
     invented = unknown_paths(answer, files)
     if invented:
         answer += correction_note(invented, files)

@@ -9,6 +9,7 @@ are scored the same way (TaskBench-style).
 
 from __future__ import annotations
 
+import contextvars
 import json
 import re
 import threading
@@ -16,7 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.tools import BaseTool
 from pydantic import ValidationError
@@ -30,8 +31,11 @@ PRODUCED_KINDS = ("image", "audio", "video", "text")
 MIN_TEXT_SUBSTRING = 12
 #: Characters of an observation shown per step in a "what was done" summary.
 SUMMARY_CHARS = 160
+#: Longest observation fed back to the LLM; the full result stays in ``results``.
+MAX_OBSERVATION_CHARS = 4000
 
 Emit = Callable[..., Any]
+T = TypeVar("T")
 
 
 def as_envelope(output: Any) -> dict[str, Any]:
@@ -52,6 +56,14 @@ def observation_text(output: Any) -> str:
     if isinstance(output, str):
         return output
     return json.dumps(output, ensure_ascii=False, default=str)
+
+
+def clip_observation(text: str, limit: int = MAX_OBSERVATION_CHARS) -> str:
+    """``text`` cut to ``limit`` characters with a note of the full length, so one huge tool output
+    cannot flood the LLM's context."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]} ... (truncated, {len(text)} characters)"
 
 
 def message_text(message: Any) -> str:
@@ -288,6 +300,15 @@ class Budget:
     def elapsed_s(self) -> float:
         return time.monotonic() - self._started
 
+    @property
+    def remaining_s(self) -> float:
+        """Seconds left of the time budget (0 once spent): the deadline of a tool call."""
+        return max(0.0, self.limits.time_budget_s - self.elapsed_s)
+
+    def run_out_of_time(self) -> None:
+        """Stop the run for its time budget (a tool call used up what was left)."""
+        self.stop(f"ran out of the time budget of {self.limits.time_budget_s:g} s")
+
     def stop(self, reason: str) -> None:
         """Record why the run stops; the first reason wins."""
         with self._lock:
@@ -296,7 +317,7 @@ class Budget:
     def check_time(self) -> bool:
         """False (and stopped) once the wall-clock budget is spent."""
         if self.elapsed_s > self.limits.time_budget_s:
-            self.stop(f"ran out of the time budget of {self.limits.time_budget_s:g} s")
+            self.run_out_of_time()
         return self.stop_reason is None
 
     def take_llm_call(self) -> bool:
@@ -338,6 +359,41 @@ def repeat_note(earlier: ToolStep) -> str:
     return (f"{earlier.observation}\n(Note: this is the same call as step {earlier.id}, "
             "so its earlier result is returned instead of running it again. "
             "Use it, call something else, or give the final answer.)")
+
+
+class CallTimeout(TimeoutError):
+    """A call did not finish within its deadline (raised by ``call_with_deadline``)."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        super().__init__(f"timed out after {seconds:.1f} s (the run's time budget)")
+
+
+def call_with_deadline(func: Callable[[], T], seconds: float) -> T:
+    """``func()`` in a worker thread, waited for at most ``seconds`` (``CallTimeout`` after that).
+
+    Python cannot stop a thread: a call that hangs is left behind in a daemon thread (which cannot
+    hold the process open) and the caller moves on. The caller's context variables (LangChain's
+    run config and callbacks) go with the call.
+    """
+    done = threading.Event()
+    outcome: dict[str, Any] = {}
+    context = contextvars.copy_context()
+
+    def work() -> None:
+        try:
+            outcome["value"] = context.run(func)
+        except BaseException as error:  # re-raised in the caller's thread
+            outcome["error"] = error
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="tool-call", daemon=True).start()
+    if not done.wait(max(seconds, 0.0)):
+        raise CallTimeout(seconds)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def stopped_message(reason: str, tool_trace: ToolTrace, last_text: str = "") -> str:

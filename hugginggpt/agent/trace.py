@@ -7,6 +7,7 @@ is cancelled. Secrets (API keys, tokens) are redacted before anything reaches di
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import tempfile
@@ -47,7 +48,12 @@ def redact(value: Any) -> Any:
 
 
 def _jsonable(value: Any) -> Any:
-    """Best-effort conversion to JSON data (messages, paths, pydantic models, sets...)."""
+    """Best-effort conversion to strict JSON data (messages, paths, pydantic models, sets...).
+
+    Non-finite floats become strings ("NaN", "Infinity"): strict JSON readers reject the bare tokens.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     if isinstance(value, dict):
@@ -104,7 +110,7 @@ class Trace:
             self.data["elapsed_s"] = round(time.perf_counter() - self._started, 6)
             data = redact(_jsonable(self.data))
         # One top-level key per line: readable, and the C encoder (``indent`` forces the slow Python one).
-        payload = "{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}"
+        payload = "{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v, ensure_ascii=False, allow_nan=False)}"
                                       for k, v in data.items()) + "\n}\n"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".trace-", suffix=".tmp")

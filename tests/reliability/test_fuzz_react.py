@@ -108,8 +108,6 @@ def test_fuzz_react_runs_end_within_limits(tools, tmp_path_factory, script: list
         assert outcome["status"] in ("ok", "failed")
 
 
-@pytest.mark.xfail(strict=True, raises=RecursionError,
-                   reason="BUG: react._lenient_literal lets RecursionError (json/ast) escape on deeply nested input")
 def test_deeply_nested_action_input_is_a_parse_error(tools) -> None:
-    with pytest.raises(ReActParseError):
+    with pytest.raises(ReActParseError, match="nested too deeply"):
         parse_step("Action: summarization\nAction Input: " + "[" * 5000 + "]" * 5000, {t.name: t for t in tools})

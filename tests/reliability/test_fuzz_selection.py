@@ -5,7 +5,6 @@ candidate list, with a reason; a hallucinated or malformed answer never reaches 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
 
 import pytest
 from hypothesis import given, settings
@@ -16,22 +15,17 @@ from langchain_core.messages import AIMessage
 from hugginggpt.agent.plan import Plan, PlanTask
 from hugginggpt.agent.planning import find_json
 from hugginggpt.agent.selection import ModelSelector, _pick
-from tests.reliability.strategies import FAST, INJECTIONS, KNOWN, SLOW, json_values, llm_texts
+from hugginggpt.tools.catalog import ModelCard
+from tests.reliability.strategies import (
+    FAST,
+    INJECTIONS,
+    KNOWN,
+    SLOW,
+    json_values,
+    llm_texts,
+)
 
-
-@dataclass
-class Card:
-    id: str
-    task: str
-    downloads: int = 0
-    likes: int = 0
-    tags: list[str] = field(default_factory=list)
-    description: str = ""
-    local_path: str | None = None
-
-    @property
-    def local(self) -> bool:
-        return self.local_path is not None
+Card = ModelCard  # the catalog's own card type
 
 
 CARDS = {

@@ -5,11 +5,16 @@ fetch anything but bounded http(s).
 Every attack is one row of ``ATTACKS`` with the error it must raise; ``test_every_attack_was_run``
 checks that the table is non-empty and that each row ran. Positive controls (a legitimate file, a
 legitimate URL) prove the attacks fail for the reason they claim, not because the tool is broken.
+
+The test server is on 127.0.0.1, which the default policy refuses: the run's workspace trusts exactly
+that server's port, as a user would opt in, and every other local address stays refused. A second
+server (the "internal service") holds a valid image that only the private-address guard keeps out.
 """
 
 from __future__ import annotations
 
 import io
+import ipaddress
 import os
 import re
 import threading
@@ -19,6 +24,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from PIL import Image
@@ -26,9 +32,10 @@ from PIL import Image
 from hugginggpt.errors import InvalidArgumentsError, RemoteInferenceError, ResourceError
 from hugginggpt.tools import build_tools, get_task
 from hugginggpt.tools.executors.base import Executor, TaskCall
-from hugginggpt.tools.resources import Workspace
+from hugginggpt.tools.resources import Workspace, public_only
 from hugginggpt.tools.results import envelope
 
+PRIVATE = "refusing to download from a private network address"
 MAX_BYTES = 20_000
 TIMEOUT_S = 1.0
 UUID_NAME = re.compile(r"[0-9a-f]{32}\.[a-z0-9]+")
@@ -49,7 +56,10 @@ PNG = _png()
 class Handler(BaseHTTPRequestHandler):
     """Each route is one hostile (or, for controls, friendly) server behaviour."""
 
+    hits: list[int] = []  # the port of every request, so a test can prove a server was never reached
+
     def do_GET(self) -> None:  # noqa: N802 - http.server naming
+        self.hits.append(self.server.server_address[1])
         route = ROUTES.get(self.path.split("?", 1)[0])
         if route is None:
             self.send_error(404)
@@ -113,11 +123,13 @@ ROUTES: dict[str, Callable[[Handler], None]] = {
     "/trickle": _trickle,
     "/html": lambda h: h.send(200, b"<html>not an image</html>", {"Content-Type": "image/png"}),
     "/gone": lambda h: h.send(500, b"boom"),
+    "/to-metadata": _redirect("http://169.254.169.254/latest/meta-data/"),
+    # an open redirect to another port on this host (the internal service)
+    "/goto": lambda h: h.send(302, headers={"Location": f"http://localhost:{h.path.rsplit('=', 1)[1]}/cat.png"}),
 }
 
 
-@pytest.fixture(scope="module")
-def server_url() -> Iterator[str]:
+def _serve() -> Iterator[str]:
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     httpd.daemon_threads = True
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
@@ -127,6 +139,24 @@ def server_url() -> Iterator[str]:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def server_url() -> Iterator[str]:
+    yield from _serve()
+
+
+@pytest.fixture(scope="module")
+def internal_url() -> Iterator[str]:
+    """A local service the LLM must not reach; it serves a valid image, so only the guard can stop it."""
+    yield from _serve()
+
+
+def trusting_port(port: int):
+    """The policy of a user who opted in to one local server: its port on loopback, else public only."""
+    def policy(address: ipaddress.IPv4Address | ipaddress.IPv6Address, at: int) -> str | None:
+        return None if at == port and address.is_loopback else public_only(address, at)
+    return policy
 
 
 # ------------------------------------------------------------------------- the deterministic tools
@@ -161,6 +191,7 @@ class Env:
     allowed: Path
     outside: Path
     url: str
+    internal_port: int
     executor: ReadingExecutor
 
     def tool(self, task: str = "image-classification"):
@@ -168,14 +199,15 @@ class Env:
 
 
 @pytest.fixture
-def env(tmp_path, server_url) -> Env:
+def env(tmp_path, server_url, internal_url) -> Env:
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.png").write_bytes(PNG)  # a valid image: only confinement can stop the read
     allowed = tmp_path / "allowed"
     allowed.mkdir()
     (allowed / "photo.png").write_bytes(PNG)
-    ws = Workspace(tmp_path / "run", inputs=[allowed], max_download_bytes=MAX_BYTES, download_timeout=TIMEOUT_S)
+    ws = Workspace(tmp_path / "run", inputs=[allowed], max_download_bytes=MAX_BYTES, download_timeout=TIMEOUT_S,
+                   address_policy=trusting_port(urlsplit(server_url).port))
     root = ws.root
     (root / "inside.png").write_bytes(PNG)
     os.symlink(outside / "secret.png", root / "link.png")
@@ -185,7 +217,8 @@ def env(tmp_path, server_url) -> Env:
     os.symlink(root / "loop-b", root / "loop-a")
     os.mkfifo(root / "pipe.png")
     (root / "folder.png").mkdir()
-    return Env(ws=ws, allowed=allowed, outside=outside, url=server_url, executor=ReadingExecutor())
+    return Env(ws=ws, allowed=allowed, outside=outside, url=server_url, internal_port=urlsplit(internal_url).port,
+               executor=ReadingExecutor())
 
 
 # ------------------------------------------------------------------------------------ the table
@@ -254,7 +287,30 @@ ATTACKS: list[Attack] = [
     Attack("slow trickle", lambda e: e.url + "/trickle", ResourceError, "timed out"),
     Attack("HTML served as PNG", lambda e: e.url + "/html", ResourceError, "not an image"),
     Attack("server error", lambda e: e.url + "/gone", ResourceError, "HTTP 500"),
-    Attack("closed port", lambda e: "http://127.0.0.1:1/x.png", ResourceError, "download failed"),
+    # --- private network addresses (SSRF): refused before any connection is made
+    Attack("closed local port", lambda e: "http://127.0.0.1:1/x.png", ResourceError, PRIVATE),
+    Attack("local service on loopback", lambda e: f"http://127.0.0.1:{e.internal_port}/cat.png", ResourceError,
+           PRIVATE),
+    Attack("localhost", lambda e: f"http://localhost:{e.internal_port}/cat.png", ResourceError, PRIVATE),
+    Attack("IPv6 loopback", lambda e: f"http://[::1]:{e.internal_port}/cat.png", ResourceError, PRIVATE),
+    Attack("IPv4-mapped loopback", lambda e: f"http://[::ffff:127.0.0.1]:{e.internal_port}/cat.png",
+           ResourceError, PRIVATE),
+    Attack("decimal IP", lambda e: f"http://2130706433:{e.internal_port}/cat.png", ResourceError, PRIVATE),
+    Attack("hex IP", lambda e: f"http://0x7f.1:{e.internal_port}/cat.png", ResourceError, PRIVATE),
+    Attack("short IP", lambda e: f"http://127.1:{e.internal_port}/cat.png", ResourceError, PRIVATE),
+    Attack("octal IP", lambda e: f"http://0177.0.0.1:{e.internal_port}/cat.png", ResourceError,
+           PRIVATE + "|invalid URL"),
+    Attack("unspecified address", lambda e: f"http://0.0.0.0:{e.internal_port}/cat.png", ResourceError, PRIVATE),
+    Attack("cloud metadata", lambda e: "http://169.254.169.254/latest/meta-data/iam/", ResourceError, PRIVATE),
+    Attack("cloud metadata over IPv6", lambda e: "http://[fd00:ec2::254]/latest/meta-data/", ResourceError,
+           PRIVATE),
+    Attack("LAN 10.x", lambda e: "http://10.0.0.1/admin.png", ResourceError, PRIVATE),
+    Attack("LAN 192.168.x", lambda e: "https://192.168.1.1/router.png", ResourceError, PRIVATE),
+    Attack("LAN 172.16.x", lambda e: "http://172.16.5.4/x.png", ResourceError, PRIVATE),
+    Attack("carrier-grade NAT", lambda e: "http://100.100.100.200/latest/meta-data/", ResourceError, PRIVATE),
+    Attack("redirect to a local service", lambda e: f"{e.url}/goto?port={e.internal_port}", ResourceError,
+           PRIVATE),
+    Attack("redirect to cloud metadata", lambda e: e.url + "/to-metadata", ResourceError, PRIVATE),
     # --- arguments the schema must refuse before anything is touched
     Attack("output path smuggled as an argument", lambda e: {"text": "a cat", "output_path": "/tmp/evil.png"},
            InvalidArgumentsError, "output_path: unknown argument", task="text-to-image", arg=""),
@@ -265,10 +321,15 @@ ATTACKS: list[Attack] = [
 RAN: set[str] = set()
 
 
+def internal_port_hits(env: Env) -> int:
+    return Handler.hits.count(env.internal_port)
+
+
 def run_attack(attack: Attack, env: Env) -> None:
     """Invoke the tool with the hostile argument; the typed error must name the task, nothing is read."""
     if attack.name == "not an image":
         (env.ws.root / "trace-like.png").write_text('{"not": "an image"}')
+    reached_before = internal_port_hits(env)
     value = attack.value(env)
     args = value if not attack.arg else {attack.arg: value}
     with pytest.raises(attack.error, match=attack.match) as caught:
@@ -278,6 +339,7 @@ def run_attack(attack: Attack, env: Env) -> None:
     if attack.arg == "image" and isinstance(value, str):  # the gate itself, as executors and agents call it
         with pytest.raises(ResourceError, match=attack.match):
             env.ws.resolve(value, "image")
+    assert internal_port_hits(env) == reached_before, f"{attack.name}: the internal service was reached"
     leftovers = [p.name for p in (env.ws.root / "inputs").glob("*")] if (env.ws.root / "inputs").exists() else []
     assert leftovers == [], f"{attack.name}: a rejected download left files behind: {leftovers}"
     RAN.add(attack.name)
@@ -302,6 +364,17 @@ def test_control_an_http_url_is_downloaded_even_through_a_redirect(env: Env) -> 
     assert env.tool().invoke({"image": env.url + "/to-cat"}) == {"text": "6x4"}
     (downloaded,) = [Path(c.args["image"]) for c in env.executor.calls]
     assert downloaded.parent == env.ws.root / "inputs"
+
+
+def test_control_the_internal_service_is_reachable_when_the_user_allows_private_urls(env: Env, tmp_path) -> None:
+    """The SSRF rows are refused by the guard, not because the internal service or its spellings are broken."""
+    ws = Workspace(tmp_path / "open", allow_private_urls=True)
+    reached_before = internal_port_hits(env)
+    tool = build_tools(["image-classification"], executor=env.executor, workspace=ws)[0]
+    for url in (f"http://localhost:{env.internal_port}/cat.png", f"http://2130706433:{env.internal_port}/cat.png",
+                f"{env.url}/goto?port={env.internal_port}"):
+        assert tool.invoke({"image": url}) == {"text": "6x4"}
+    assert internal_port_hits(env) == reached_before + 3
 
 
 def test_downloads_are_named_by_the_library_not_the_server(env: Env) -> None:

@@ -111,7 +111,8 @@ async def test_async_invoke_uses_the_executor_coroutine(run_workspace):
     assert await tool.ainvoke({"text": "abc"}) == {"text": "cba"}
 
 
-def test_http_url_is_downloaded_into_the_workspace(toy_executor, run_workspace, tmp_path):
+def test_http_url_is_downloaded_into_the_workspace(toy_executor, tmp_path):
+    run_workspace = Workspace(root=tmp_path / "run", allow_private_urls=True)  # the server is on 127.0.0.1
     served = tmp_path / "served"
     write_png(served / "blue.png", "blue")
     handler = partial(SimpleHTTPRequestHandler, directory=str(served))

@@ -282,3 +282,20 @@ def test_failed_writes_leave_no_file(tmp_path: Path):
     with pytest.raises(ResourceError, match="at least one frame"):
         save_video([], 4, ws)
     assert list((ws.root / "outputs").iterdir()) == []
+
+
+def test_downloads_are_limited_to_public_addresses_unless_allowed(tmp_path, monkeypatch):
+    """The policy a workspace hands to downloads: argument first, then the environment, else public only."""
+    from hugginggpt.tools.resources import ALLOW_PRIVATE_ENV, allow_any, public_only
+
+    monkeypatch.delenv(ALLOW_PRIVATE_ENV, raising=False)
+    assert Workspace(tmp_path / "a").address_policy is public_only
+    assert Workspace(tmp_path / "b", allow_private_urls=True).address_policy is allow_any
+    monkeypatch.setenv(ALLOW_PRIVATE_ENV, "true")
+    assert Workspace(tmp_path / "c").address_policy is allow_any
+    assert Workspace(tmp_path / "d", allow_private_urls=False).address_policy is public_only
+
+    def custom(address, port):
+        return None if port == 8080 else "not port 8080"
+
+    assert Workspace(tmp_path / "e", allow_private_urls=False, address_policy=custom).address_policy is custom

@@ -15,6 +15,12 @@ from hugginggpt.tools.resources.media import (
     save_image,
     save_video,
 )
+from hugginggpt.tools.resources.netguard import (
+    ALLOW_PRIVATE_ENV,
+    AddressPolicy,
+    allow_any,
+    public_only,
+)
 from hugginggpt.tools.resources.refs import (
     RESOURCE_REF,
     contains_resource_ref,
@@ -24,9 +30,12 @@ from hugginggpt.tools.resources.refs import (
 from hugginggpt.tools.resources.workspace import MiB, Workspace, new_run_id
 
 __all__ = [
-    "MiB",
+    "ALLOW_PRIVATE_ENV",
     "RESOURCE_REF",
+    "AddressPolicy",
+    "MiB",
     "Workspace",
+    "allow_any",
     "atomic_write",
     "check_kind",
     "contains_resource_ref",
@@ -36,6 +45,7 @@ __all__ = [
     "load_audio",
     "load_image",
     "new_run_id",
+    "public_only",
     "resample",
     "resource_ref_id",
     "save_audio",

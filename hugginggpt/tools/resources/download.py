@@ -4,6 +4,8 @@ Redirects are followed by hand so each hop's scheme is checked: a server cannot 
 ``file://`` or another scheme. The size limit is enforced from ``Content-Length`` before reading
 and again while streaming (servers may omit or lie about the header). The timeout bounds each
 network wait and the whole transfer, so a server that trickles bytes cannot hold a task forever.
+Which addresses may be connected to at all (first hop and every redirect) is ``netguard``'s policy:
+public ones only by default.
 """
 
 from __future__ import annotations
@@ -18,7 +20,16 @@ from uuid import uuid4
 import httpx
 
 from hugginggpt.errors import ResourceError
-from hugginggpt.tools.resources.sniff import safe_suffix, sniff_suffix, suffix_for_content_type
+from hugginggpt.tools.resources.netguard import (
+    AddressPolicy,
+    download_client,
+    public_only,
+)
+from hugginggpt.tools.resources.sniff import (
+    safe_suffix,
+    sniff_suffix,
+    suffix_for_content_type,
+)
 
 ALLOWED_SCHEMES = frozenset({"http", "https"})
 MAX_REDIRECTS = 5
@@ -39,19 +50,19 @@ def url_scheme(url: str) -> str:
 
 
 def download(url: str, folder: str | Path, *, max_bytes: int, timeout: float,
-             max_redirects: int = MAX_REDIRECTS, client: httpx.Client | None = None) -> Path:
+             max_redirects: int = MAX_REDIRECTS, address_policy: AddressPolicy = public_only) -> Path:
     """Download ``url`` into ``folder`` under a generated name; return the new file's path.
 
-    Raises ``ResourceError`` for a disallowed scheme (also after a redirect), too many redirects,
-    an HTTP error status, a body over ``max_bytes``, a timeout or a network failure.
+    Raises ``ResourceError`` for a disallowed scheme (also after a redirect), an address the policy
+    refuses (also after a redirect), too many redirects, an HTTP error status, a body over
+    ``max_bytes``, a timeout or a network failure.
     """
     if url_scheme(url) not in ALLOWED_SCHEMES:
         raise ResourceError(None, f"only http(s) URLs can be downloaded: {url}")
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + timeout
-    own_client = client is None
-    client = client or httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=False)
+    client = download_client(address_policy, timeout)
     try:
         return _fetch(client, url, folder, max_bytes=max_bytes, timeout=timeout,
                       deadline=deadline, max_redirects=max_redirects)
@@ -59,9 +70,10 @@ def download(url: str, folder: str | Path, *, max_bytes: int, timeout: float,
         raise ResourceError(None, f"download timed out after {timeout:g} s: {url}") from None
     except httpx.HTTPError as exc:
         raise ResourceError(None, f"download failed: {url}: {exc or type(exc).__name__}") from None
+    except httpx.InvalidURL as exc:  # e.g. a host httpx cannot parse ("0177.0.0.1"); not an HTTPError
+        raise ResourceError(None, f"invalid URL {url!r}: {exc}") from None
     finally:
-        if own_client:
-            client.close()
+        client.close()
 
 
 def _fetch(client: httpx.Client, url: str, folder: Path, *, max_bytes: int, timeout: float,

@@ -20,6 +20,12 @@ from uuid import uuid4
 from hugginggpt.errors import ResourceError
 from hugginggpt.tools.resources.download import ALLOWED_SCHEMES, download
 from hugginggpt.tools.resources.media import check_kind
+from hugginggpt.tools.resources.netguard import (
+    AddressPolicy,
+    allow_any,
+    private_urls_allowed_by_env,
+    public_only,
+)
 from hugginggpt.tools.resources.refs import contains_resource_ref
 from hugginggpt.tools.resources.sniff import KIND_SUFFIX, safe_suffix
 
@@ -40,16 +46,25 @@ class Workspace:
     ``hugginggpt-runs`` in the current directory) and is created on first use; ``run_id`` is the
     root folder's name.
     Generated files go to ``root/outputs``, downloads to ``root/inputs``.
+
+    URL downloads connect to public addresses only, unless ``allow_private_urls`` is true (``None``
+    reads ``HUGGINGGPT_ALLOW_PRIVATE_URLS``). ``address_policy`` replaces that choice with any
+    ``netguard.AddressPolicy`` (e.g. one that also allows a single known local port).
     """
 
     def __init__(self, root: str | os.PathLike | None = None, inputs: Iterable[str | os.PathLike] = (), *,
-                 max_download_bytes: int = 50 * MiB, download_timeout: float = 30.0):
+                 max_download_bytes: int = 50 * MiB, download_timeout: float = 30.0,
+                 allow_private_urls: bool | None = None, address_policy: AddressPolicy | None = None):
         if root is None:
             root = Path(os.environ.get("HUGGINGGPT_HOME", "hugginggpt-runs")) / new_run_id()
         self._root = Path(root).expanduser().resolve()
         self.run_id = self._root.name  # callers that pick the root usually name it with new_run_id()
         self.max_download_bytes = int(max_download_bytes)
         self.download_timeout = float(download_timeout)
+        if address_policy is None:
+            allowed = private_urls_allowed_by_env() if allow_private_urls is None else allow_private_urls
+            address_policy = allow_any if allowed else public_only
+        self.address_policy: AddressPolicy = address_policy
         self._lock = threading.Lock()
         self._inputs: list[Path] = []
         for path in inputs:
@@ -120,7 +135,7 @@ class Workspace:
         scheme = _SCHEME.match(text)
         if scheme and scheme.group("scheme").lower() in ALLOWED_SCHEMES:
             path = download(text, self.root / "inputs", max_bytes=self.max_download_bytes,
-                            timeout=self.download_timeout)
+                            timeout=self.download_timeout, address_policy=self.address_policy)
             try:
                 return check_kind(path, kind)
             except ResourceError:
