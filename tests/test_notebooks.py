@@ -7,7 +7,6 @@ files behind the outputs too: the agent's trace, the comparison's predictions, t
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 

@@ -22,7 +22,11 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable, RunnableConfig
-from langchain_core.runnables.config import ensure_config, get_async_callback_manager_for_config, patch_config
+from langchain_core.runnables.config import (
+    ensure_config,
+    get_async_callback_manager_for_config,
+    patch_config,
+)
 from langchain_core.tools import BaseTool
 
 from hugginggpt.agent import events as ev

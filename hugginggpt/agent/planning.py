@@ -12,17 +12,24 @@ import ast
 import json
 import re
 import time
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, convert_to_messages
-from langchain_core.messages import trim_messages
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    convert_to_messages,
+    trim_messages,
+)
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
 
-from hugginggpt.agent.plan import Plan, Repair, TaskInfo, validate_plan
+from hugginggpt.agent.plan import Plan, Repair, TaskInfo
+from hugginggpt.agent.plan_repair import validate_plan
 from hugginggpt.agent.trace import Trace, UsageCounter
 from hugginggpt.errors import LLMError, PlanError
 from hugginggpt.prompts import load_demonstrations, render_prompt

@@ -18,7 +18,12 @@ from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 
 from hugginggpt.agent.plan import Plan, TaskInfo
-from hugginggpt.agent.planning import Structured, content_text, find_json, structured_runnable
+from hugginggpt.agent.planning import (
+    Structured,
+    content_text,
+    find_json,
+    structured_runnable,
+)
 from hugginggpt.agent.trace import Trace
 from hugginggpt.prompts import render_prompt
 

@@ -26,9 +26,9 @@ def command(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from hugginggpt.cli.score_cmd import metrics_table
+    from hugginggpt.errors import HuggingGPTError
     from hugginggpt.eval.compare import AGENT_NAMES, Comparison, selected_types
     from hugginggpt.eval.taskbench import load_taskbench
-    from hugginggpt.errors import HuggingGPTError
     from hugginggpt.llm import load_llm
 
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]

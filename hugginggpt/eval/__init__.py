@@ -1,7 +1,13 @@
 """TaskBench evaluation: load a domain, map its tools to our tasks, score plans, compare agents."""
 
 from hugginggpt.eval.mapping import TaskBenchMapping, hub_name
-from hugginggpt.eval.scoring import METRICS, GroupScore, load_predictions, score, score_files
+from hugginggpt.eval.scoring import (
+    METRICS,
+    GroupScore,
+    load_predictions,
+    score,
+    score_files,
+)
 from hugginggpt.eval.taskbench import TaskBenchDataset, TaskBenchSample, load_taskbench
 
 __all__ = [

@@ -6,7 +6,13 @@ from typing import Any
 
 from hugginggpt.tools.results import envelope, resource_value, summarize
 from hugginggpt.tools.schemas import args_model, plan_json_schema
-from hugginggpt.tools.table import ArgSpec, TaskSpec, get_task, non_tool_tasks, task_table
+from hugginggpt.tools.table import (
+    ArgSpec,
+    TaskSpec,
+    get_task,
+    non_tool_tasks,
+    task_table,
+)
 
 # Written in their own modules (some heavy to import): loaded on first use.
 _LAZY = {

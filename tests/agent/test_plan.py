@@ -2,7 +2,8 @@
 
 import pytest
 
-from hugginggpt.agent.plan import ArgInfo, Plan, PlanTask, TaskInfo, canonical_refs, validate_plan
+from hugginggpt.agent.plan import ArgInfo, Plan, PlanTask, TaskInfo, canonical_refs
+from hugginggpt.agent.plan_repair import validate_plan
 from hugginggpt.errors import PlanError
 
 TASKS = {

@@ -5,7 +5,12 @@ import json
 import pytest
 
 from hugginggpt.agent.plan import describe_tools
-from hugginggpt.agent.planning import MAX_TASKS, aplan_request, plan_schema, planning_messages
+from hugginggpt.agent.planning import (
+    MAX_TASKS,
+    aplan_request,
+    plan_schema,
+    planning_messages,
+)
 from hugginggpt.tools import task_table
 
 from .conftest import script

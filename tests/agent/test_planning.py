@@ -6,7 +6,12 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from hugginggpt.agent.plan import describe_tools
-from hugginggpt.agent.planning import aplan_request, parse_plan_text, plan_schema, planning_messages
+from hugginggpt.agent.planning import (
+    aplan_request,
+    parse_plan_text,
+    plan_schema,
+    planning_messages,
+)
 from hugginggpt.errors import PlanError
 from hugginggpt.tools import task_table
 
@@ -110,7 +115,8 @@ def test_schema_of_table_tasks_comes_from_the_table():
 
 
 def test_every_demonstration_is_a_clean_plan_for_the_task_table():
-    from hugginggpt.agent.plan import task_info_from_spec, validate_plan
+    from hugginggpt.agent.plan import task_info_from_spec
+    from hugginggpt.agent.plan_repair import validate_plan
     from hugginggpt.prompts import load_demonstrations
 
     table = {name: task_info_from_spec(spec) for name, spec in task_table().items()}

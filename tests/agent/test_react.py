@@ -17,7 +17,12 @@ from langchain_core.tools import StructuredTool
 from PIL import Image
 from pydantic import BaseModel, Field
 
-from hugginggpt.agent.react import ReActAgent, ReActParseError, parse_action_input, parse_step
+from hugginggpt.agent.react import (
+    ReActAgent,
+    ReActParseError,
+    parse_action_input,
+    parse_step,
+)
 from hugginggpt.errors import TaskError
 from hugginggpt.tools import build_tools
 from hugginggpt.tools.executors.base import Executor, TaskCall

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from hugginggpt.agent.plan import describe_tools, validate_plan
+from hugginggpt.agent.plan import describe_tools
+from hugginggpt.agent.plan_repair import validate_plan
 from hugginggpt.agent.selection import ModelSelector
 from hugginggpt.tools import task_table
 
@@ -87,7 +88,9 @@ async def test_no_catalog_means_no_selection(setup):
 
 async def test_candidates_the_tool_cannot_run_are_not_offered():
     """A local-only policy must not be offered Hub models it cannot run (JARVIS #217, #519)."""
-    from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+    from langchain_core.language_models.fake_chat_models import (
+        FakeMessagesListChatModel,
+    )
 
     from hugginggpt.agent.plan import Plan, PlanTask, describe_tools
     from hugginggpt.agent.selection import ModelSelector

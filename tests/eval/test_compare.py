@@ -11,9 +11,15 @@ from langchain_core.language_models.fake_chat_models import FakeMessagesListChat
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 
-from hugginggpt.eval.compare import Comparison, build_agent, placeholder_tools, plan_list, selected_types
-from hugginggpt.eval.taskbench import load_taskbench
 from hugginggpt.errors import HuggingGPTError
+from hugginggpt.eval.compare import (
+    Comparison,
+    build_agent,
+    placeholder_tools,
+    plan_list,
+    selected_types,
+)
+from hugginggpt.eval.taskbench import load_taskbench
 
 from .conftest import write_domain
 

@@ -10,8 +10,7 @@ from langchain_openai import ChatOpenAI
 
 from hugginggpt.config import EMBEDDED_DEFAULT_LLM
 from hugginggpt.errors import LLMError
-from hugginggpt.llm import LLMSpec, load_llm, parse_spec, resolve_gguf
-from hugginggpt.llm import llamacpp
+from hugginggpt.llm import LLMSpec, llamacpp, load_llm, parse_spec, resolve_gguf
 
 OPENAI_KEY = "sk-test0123456789abcdefSECRET"
 HF_TOKEN = "hf_test0123456789abcdefSECRET"

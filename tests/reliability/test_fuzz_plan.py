@@ -14,11 +14,19 @@ from langchain_core.language_models.fake_chat_models import FakeMessagesListChat
 from langchain_core.messages import AIMessage
 
 from hugginggpt.agent.global_plan import GlobalPlanAgent
-from hugginggpt.agent.plan import Plan, validate_plan
+from hugginggpt.agent.plan import Plan
+from hugginggpt.agent.plan_repair import validate_plan
 from hugginggpt.agent.planning import parse_plan_text
 from hugginggpt.errors import LLMError, PlanError
 from hugginggpt.tools import build_tools
-from tests.reliability.strategies import FAST, KNOWN, SLOW, json_values, llm_texts, plans
+from tests.reliability.strategies import (
+    FAST,
+    KNOWN,
+    SLOW,
+    json_values,
+    llm_texts,
+    plans,
+)
 
 
 def assert_runnable(plan: Plan, repairs: list[dict]) -> None:

@@ -15,12 +15,26 @@ from hypothesis import strategies as st
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage
 
-from hugginggpt.agent.react import Action, FinalAnswer, ReActAgent, ReActParseError, parse_step
+from hugginggpt.agent.react import (
+    Action,
+    FinalAnswer,
+    ReActAgent,
+    ReActParseError,
+    parse_step,
+)
 from hugginggpt.errors import LLMError
 from hugginggpt.tools import build_tools
 from hugginggpt.tools.executors.base import Executor, TaskCall
 from hugginggpt.tools.results import envelope
-from tests.reliability.strategies import FAST, INJECTIONS, SLOW, arg_values, json_values, llm_texts, mutated_name
+from tests.reliability.strategies import (
+    FAST,
+    INJECTIONS,
+    SLOW,
+    arg_values,
+    json_values,
+    llm_texts,
+    mutated_name,
+)
 
 TASKS = ["summarization", "image-classification", "text-classification", "zero-shot-classification",
          "unconditional-image-generation"]

@@ -19,7 +19,13 @@ from hugginggpt.tools.executors.base import Executor, TaskCall
 from hugginggpt.tools.resources import Workspace
 from hugginggpt.tools.results import check_envelope, envelope
 from hugginggpt.tools.table import task_table
-from tests.reliability.strategies import FAST, SLOW, arg_values, json_values, mutated_name
+from tests.reliability.strategies import (
+    FAST,
+    SLOW,
+    arg_values,
+    json_values,
+    mutated_name,
+)
 
 SPECS = task_table()
 

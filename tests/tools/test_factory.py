@@ -13,7 +13,13 @@ import pytest
 from langchain_core.messages import ToolMessage
 from PIL import Image
 
-from hugginggpt.errors import InvalidArgumentsError, ModelLoadError, ResourceError, TaskError, UnknownTaskError
+from hugginggpt.errors import (
+    InvalidArgumentsError,
+    ModelLoadError,
+    ResourceError,
+    TaskError,
+    UnknownTaskError,
+)
 from hugginggpt.tools import build_tools, get_task, task_table
 from hugginggpt.tools.executors.base import Executor, TaskCall
 from hugginggpt.tools.factory import tool_description

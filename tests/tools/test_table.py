@@ -7,7 +7,13 @@ import yaml
 
 from hugginggpt.errors import TaskTableError, UnknownTaskError
 from hugginggpt.tools import ArgSpec, TaskSpec, get_task, non_tool_tasks, task_table
-from hugginggpt.tools.table import MEDIA_KINDS, OUTPUT_KINDS, TABLE_PATH, load_table, parse_table
+from hugginggpt.tools.table import (
+    MEDIA_KINDS,
+    OUTPUT_KINDS,
+    TABLE_PATH,
+    load_table,
+    parse_table,
+)
 
 REQUIRED_TAGS = """
 text-classification token-classification table-question-answering question-answering

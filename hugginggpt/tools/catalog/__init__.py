@@ -1,5 +1,11 @@
 """The model catalog: which Hub models (or local folders) can run each task, ranked by downloads."""
 
-from hugginggpt.tools.catalog.catalog import CatalogError, ModelCard, ModelCatalog, folder_task, read_cards
+from hugginggpt.tools.catalog.catalog import (
+    CatalogError,
+    ModelCard,
+    ModelCatalog,
+    folder_task,
+    read_cards,
+)
 
 __all__ = ["CatalogError", "ModelCard", "ModelCatalog", "folder_task", "read_cards"]

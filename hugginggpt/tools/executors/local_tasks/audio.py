@@ -7,11 +7,11 @@ from typing import Any
 from hugginggpt.errors import TaskError
 from hugginggpt.tools.executors.local_tasks.common import (
     TaskHandler,
-    task_name,
     arg,
     open_audio,
     required,
     scored_labels,
+    task_name,
     top_label_text,
 )
 from hugginggpt.tools.executors.local_tasks.pipelines import pipeline_loader

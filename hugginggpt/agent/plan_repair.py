@@ -1,0 +1,377 @@
+"""Validation and repair of an LLM's plan: what small models get wrong, fixed with a reason each.
+
+Validation never trusts the LLM's ``dep`` list: dependencies are rebuilt from the references the
+arguments actually use (as HuggingGPT does), and every change is recorded as ``{"task_id", "reason"}``
+so a user (and the trace) can see why the plan differs from the answer.
+"""
+
+from __future__ import annotations
+
+import difflib
+import graphlib
+import re
+from typing import Any
+
+from pydantic import BaseModel
+
+from hugginggpt.agent.plan import (
+    _MEDIA_KINDS,
+    CANONICAL_REF,
+    Plan,
+    PlanTask,
+    Repair,
+    TaskInfo,
+    canonical_refs,
+)
+from hugginggpt.errors import PlanError
+
+
+def _replace_refs(value: Any, mapping: dict[int, int]) -> Any:
+    if isinstance(value, str):
+        return CANONICAL_REF.sub(lambda m: f"<resource>-{mapping.get(int(m.group(1)), int(m.group(1)))}", value)
+    if isinstance(value, dict):
+        return {k: _replace_refs(v, mapping) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace_refs(v, mapping) for v in value]
+    return value
+
+
+def _as_task_list(raw: Any) -> list[Any]:
+    if isinstance(raw, BaseModel):
+        raw = raw.model_dump()
+    if isinstance(raw, dict):
+        if "tasks" in raw:
+            raw = raw["tasks"]
+        elif "task" in raw:
+            raw = [raw]
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise PlanError(f"a plan must be a JSON array of tasks, got {type(raw).__name__}")
+    return raw
+
+
+def _as_int(value: Any) -> int | None:
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+class _Validator:
+    """One validation pass; collects repairs while it goes."""
+
+    def __init__(self, known: dict[str, TaskInfo]):
+        self.known = known
+        self.repairs: list[Repair] = []
+        self.rejected: set[int] = set()
+
+    def note(self, task_id: Any, reason: str) -> None:
+        self.repairs.append({"task_id": task_id, "reason": reason})
+
+    def run(self, raw: Any, request: str | None = None) -> Plan:
+        items = self.normalise(_as_task_list(raw))
+        items = [t for t in items if self.check_task_name(t) and self.check_args(t)]
+        items = [t for t in items if t.id not in self.rejected]
+        _ReferenceRepair(self, items, request).run()
+        ids = {t.id for t in items} | self.rejected
+        for t in items:
+            missing = sorted(n for n in t.references() if n not in ids and n != t.id)
+            if t.id in t.references():
+                self.reject(t.id, f"task {t.id} ({t.task}) refers to its own output")
+            elif missing:
+                self.reject(t.id, f"task {t.id} ({t.task}) uses the output of task(s) {missing}, which do not exist")
+        self.reject_cycles([t for t in items if t.id not in self.rejected])
+        items = self.cascade(items)
+        for t in items:
+            self.rebuild_dep(t)
+        return Plan(tasks=items)
+
+    def reject(self, task_id: int, reason: str) -> None:
+        if task_id not in self.rejected:
+            self.rejected.add(task_id)
+            self.note(task_id, f"rejected: {reason}")
+
+    def normalise(self, raw_items: list[Any]) -> list[PlanTask]:
+        """Coerce each entry to a PlanTask with a unique int id; references follow renumbering."""
+        tasks: list[PlanTask] = []
+        latest: dict[int, int] = {}  # id as the LLM wrote it -> id now, for references made after it
+        used: set[int] = {i for i in (_as_int(x.get("id")) for x in raw_items if isinstance(x, dict)) if i is not None}
+        next_free = max(used, default=-1) + 1
+        seen: set[int] = set()
+        for position, item in enumerate(raw_items):
+            item = _with_standard_keys(item)
+            if not isinstance(item, dict) or not item.get("task"):
+                self.note(None, f"dropped entry {position}: not a task object with a 'task' name")
+                continue
+            args = item.get("args") or {}
+            if _is_name_value_list(args):
+                args = {a["name"]: a.get("value") for a in args}
+            written = _as_int(item.get("id"))
+            task_id = written
+            if task_id is None or task_id in seen:
+                task_id, next_free = next_free, next_free + 1
+                what = "missing id" if written is None else f"duplicate id {written}"
+                self.note(task_id, f"{what}: task {item['task']!r} renumbered to {task_id}")
+            if not isinstance(args, dict):
+                self.note(task_id, f"args must be an object of argument names, got {type(args).__name__}; ignored")
+                args = {}
+            args = _replace_refs(canonical_refs(args), latest)
+            if written is not None:
+                latest[written] = task_id
+            seen.add(task_id)
+            dep = [d for d in (_as_int(x) for x in _as_list(item.get("dep"))) if d is not None]
+            tasks.append(PlanTask(task=str(item["task"]).strip(), id=task_id, dep=dep, args=args))
+        return tasks
+
+    def check_task_name(self, t: PlanTask) -> bool:
+        if t.task in self.known:
+            return True
+        normalised = re.sub(r"[\s_]+", "-", t.task.strip().lower())
+        match = normalised if normalised in self.known else None
+        if match is None:
+            close = difflib.get_close_matches(normalised, list(self.known), n=1, cutoff=0.75)
+            match = close[0] if close else None
+        if match is None:
+            self.reject(t.id, f"unknown task {t.task!r}")
+            return False
+        self.note(t.id, f"unknown task {t.task!r} replaced by the closest known task {match!r}")
+        t.task = match
+        return True
+
+    def check_args(self, t: PlanTask) -> bool:
+        info = self.known[t.task]
+        if not info.args:  # a tool without a declared schema takes whatever it is given
+            return True
+        names = [a.name for a in info.args]
+        for name in list(t.args):
+            if name in names:
+                continue
+            free = [n for n in names if n not in t.args]
+            close = difflib.get_close_matches(name, free, n=1, cutoff=0.7)
+            if close:
+                t.args[close[0]] = t.args.pop(name)
+                self.note(t.id, f"argument {name!r} renamed to {close[0]!r} for task {t.task!r}")
+            else:
+                del t.args[name]
+                self.note(t.id, f"argument {name!r} dropped: {t.task!r} takes {names}")
+        for arg in info.args:
+            choices = info.choices.get(arg.name)
+            value = t.args.get(arg.name)
+            if choices and isinstance(value, str) and value not in choices and not CANONICAL_REF.search(value):
+                del t.args[arg.name]
+                self.note(t.id, f"argument {arg.name!r}={value!r} dropped: not one of {list(choices)}")
+        missing = [a.name for a in info.args if a.required and t.args.get(a.name) in (None, "", [])]
+        if missing:
+            self.reject(t.id, f"task {t.id} ({t.task}) is missing required argument(s) {missing}")
+            return False
+        return True
+
+    def reject_cycles(self, items: list[PlanTask]) -> None:
+        graph = {t.id: t.references() for t in items}
+        while True:
+            try:
+                graphlib.TopologicalSorter(graph).prepare()
+                return
+            except graphlib.CycleError as err:
+                cycle = sorted(set(err.args[1]))
+                for task_id in cycle:
+                    self.reject(task_id, f"tasks {cycle} depend on each other in a cycle")
+                    graph.pop(task_id, None)
+
+    def cascade(self, items: list[PlanTask]) -> list[PlanTask]:
+        """Reject every task that uses, directly or not, the output of a rejected task."""
+        changed = True
+        while changed:
+            changed = False
+            for t in items:
+                bad = sorted(t.references() & self.rejected)
+                if t.id not in self.rejected and bad:
+                    self.reject(t.id, f"task {t.id} ({t.task}) depends on rejected task(s) {bad}")
+                    changed = True
+        return [t for t in items if t.id not in self.rejected]
+
+    def rebuild_dep(self, t: PlanTask) -> None:
+        used = sorted(t.references())
+        stated = sorted({d for d in t.dep if d != -1})
+        if stated != used:
+            self.note(t.id, f"dep {stated} rebuilt as {used} from the <resource>-N references in its arguments")
+        t.dep = used
+
+
+_MEDIA_EXTENSIONS = {
+    "image": ("jpg", "jpeg", "png", "gif", "bmp", "webp", "tif", "tiff"),
+    "audio": ("wav", "mp3", "flac", "ogg", "m4a", "aac"),
+    "video": ("mp4", "avi", "mov", "mkv", "webm"),
+}
+_FILE_NAME = re.compile(r"[\w\-./:%~]+\.(" + "|".join(e for x in _MEDIA_EXTENSIONS.values() for e in x) + r")\b",
+                        re.IGNORECASE)
+_PLACEHOLDER = re.compile(r"^\s*(?:\{[^{}]*\}|\$\{?\w+\}?|#\d+|<[^<>]*>|\[[^\[\]]*(?:output|result)[^\[\]]*\])\s*$",
+                          re.IGNORECASE)
+_EARLIER_RESULT = re.compile(
+    r"\b(output|result|caption|description|transcri\w*|summary|generated|detected|previous|above|"
+    r"from (?:the )?(?:image|audio|video|task|step))\b", re.IGNORECASE)
+
+
+def media_kind_of(value: str) -> str | None:
+    """image / audio / video by the file extension of ``value``, None when it names no media file."""
+    match = _FILE_NAME.fullmatch(value.strip().strip("'\""))
+    if not match:
+        return None
+    extension = match.group(1).lower()
+    return next(kind for kind, extensions in _MEDIA_EXTENSIONS.items() if extension in extensions)
+
+
+def request_files(request: str) -> dict[str, list[str]]:
+    """The media files and URLs a request names, by kind, in order of appearance."""
+    found: dict[str, list[str]] = {kind: [] for kind in _MEDIA_EXTENSIONS}
+    for match in _FILE_NAME.finditer(request or ""):
+        kind = media_kind_of(match.group(0))
+        if kind and match.group(0) not in found[kind]:
+            found[kind].append(match.group(0))
+    return found
+
+
+class _ReferenceRepair:
+    """Points arguments at the earlier task whose output they clearly mean (small LLMs miss this)."""
+
+    def __init__(self, validator: "_Validator", items: list[PlanTask], request: str | None):
+        self.validator = validator
+        self.items = items
+        self.request = request
+        self.request_text = " ".join((request or "").lower().split())
+        self.files = request_files(request or "")
+        self.ids = {t.id for t in items}
+
+    def run(self) -> None:
+        for position, task in enumerate(self.items):
+            info = self.validator.known[task.task]
+            for name, value in list(task.args.items()):
+                arg = info.arg(name)
+                kind = (arg.items or "text") if arg is not None and arg.kind == "list" else (arg.kind if arg else "text")
+                if isinstance(value, list):
+                    task.args[name] = [self.repair(task, position, name, kind, v) for v in value]
+                else:
+                    task.args[name] = self.repair(task, position, name, kind, value)
+
+    def producer(self, position: int, kind: str) -> PlanTask | None:
+        """The nearest earlier task whose output can fill an argument of ``kind``."""
+        for earlier in reversed(self.items[:position]):
+            if self.validator.known[earlier.task].produces(kind):
+                return earlier
+        return None
+
+    def repair(self, task: PlanTask, position: int, name: str, kind: str, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        refs = [int(n) for n in CANONICAL_REF.findall(value)]
+        if refs:
+            return self.repair_reference(task, position, name, kind, value, refs)
+        if self.request is None:
+            return value
+        source = self.producer(position, kind)
+        if kind in _MEDIA_KINDS:
+            named = media_kind_of(value) is not None or _looks_like_path(value)
+            if (named and self.request_names_file(value)) or "://" in value:
+                return value
+            if source is not None:
+                return self.redirect(task, name, value, source, "names a file the request does not mention")
+            if len(self.files[kind]) == 1:
+                self.validator.note(task.id, f"argument {name!r}: {value!r} is not in the request; "
+                                             f"using its {kind} {self.files[kind][0]!r}")
+                return self.files[kind][0]
+            return value
+        if source is None or self.request_says(value):
+            return value
+        if _PLACEHOLDER.match(value) or _EARLIER_RESULT.search(value):
+            return self.redirect(task, name, value, source, "stands for an earlier result")
+        return value
+
+    def repair_reference(self, task: PlanTask, position: int, name: str, kind: str, value: str,
+                         refs: list[int]) -> str:
+        broken = [n for n in refs if n == task.id or n not in self.ids]
+        if not broken:
+            return value
+        source = self.producer(position, kind)
+        if source is not None:
+            mapping = {n: source.id for n in broken}
+            self.validator.note(task.id, f"argument {name!r}: {_describe(broken, task.id)} pointed to task "
+                                         f"{source.id} ({source.task}), the nearest earlier {kind} producer")
+            return _replace_refs(value, mapping)
+        whole = CANONICAL_REF.fullmatch(value.strip())
+        if whole and kind in _MEDIA_KINDS and len(self.files[kind]) == 1:
+            self.validator.note(task.id, f"argument {name!r}: {_describe(broken, task.id)} replaced by the "
+                                         f"request's {kind} {self.files[kind][0]!r}")
+            return self.files[kind][0]
+        return value  # left for validation to reject, with its reason
+
+    def request_names_file(self, value: str) -> bool:
+        text = value.strip().strip("'\"")
+        return text in (self.request or "") or text.replace("\\", "/").rsplit("/", 1)[-1] in (self.request or "")
+
+    def request_says(self, value: str) -> bool:
+        text = " ".join(value.lower().split()).strip(" '\".")
+        return bool(text) and text in self.request_text
+
+    def redirect(self, task: PlanTask, name: str, value: str, source: PlanTask, why: str) -> str:
+        self.validator.note(task.id, f"argument {name!r}={value[:60]!r} {why}: replaced by <resource>-{source.id} "
+                                     f"({source.task})")
+        return f"<resource>-{source.id}"
+
+
+def _looks_like_path(value: str) -> bool:
+    """A file name or path of any kind (``notes.txt``, ``dir/x``), as opposed to words describing one."""
+    text = value.strip()
+    return bool(text) and " " not in text and ("/" in text or "\\" in text or re.search(r"\.\w{1,5}$", text) is not None)
+
+
+def _describe(broken: list[int], own: int) -> str:
+    return ", ".join("its own output" if n == own else f"missing task {n}" for n in broken)
+
+
+_KEY_ALIASES = {"task": ("task", "tool", "name"), "args": ("args", "arguments", "parameters")}
+
+
+def _with_standard_keys(item: Any) -> Any:
+    """Accept the key names LLMs drift into (``tool``, ``arguments``...) for ``task`` and ``args``."""
+    if not isinstance(item, dict):
+        return item
+    item = dict(item)
+    for key, aliases in _KEY_ALIASES.items():
+        if key not in item:
+            found = next((a for a in aliases if a in item), None)
+            if found is not None:
+                item[key] = item.pop(found)
+    return item
+
+
+def _is_name_value_list(value: Any) -> bool:
+    """``[{"name": ..., "value": ...}]``, the argument list format of some tool-use datasets."""
+    return isinstance(value, list) and bool(value) and all(isinstance(a, dict) and "name" in a for a in value)
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, str):
+        return [v for v in re.split(r"[,\s]+", value) if v]
+    return [value]
+
+
+def validate_plan(raw: Any, known: dict[str, TaskInfo], request: str | None = None) -> tuple[Plan, list[Repair]]:
+    """Validate and repair a parsed plan against the available tasks.
+
+    ``request`` (the user's text) lets references be repaired: a media argument naming a file the
+    request never mentions, or a text argument that is a placeholder for an earlier result, becomes
+    ``<resource>-N`` of the nearest earlier task producing that kind; a reference to the task itself
+    or to no task goes to that producer, else to the one file of that kind the request names.
+
+    Returns the plan (only tasks that can run) and the repairs made. Raises ``PlanError`` only
+    when ``raw`` is not a plan at all (e.g. a number, or a list of strings is fine: entries dropped).
+    An empty plan is valid: it means the LLM answers directly.
+    """
+    validator = _Validator(known)
+    plan = validator.run(raw, request)
+    return plan, validator.repairs
