@@ -428,6 +428,70 @@ def _table_question_answering(folder: Path) -> Path:
     return _save(folder, TapasForQuestionAnswering(config), TapasTokenizer(str(vocab_file)))
 
 
+# --------------------------------------------------------------------------- builders for the rarer tasks
+
+
+def _text_ranking(folder: Path) -> Path:
+    """A 2-layer BERT cross-encoder with one relevance logit (the shape of ms-marco rerankers)."""
+    from transformers import BertForSequenceClassification
+
+    return _save(folder, BertForSequenceClassification(_bert_config(num_labels=1)), _bert_tokenizer())
+
+
+def _keypoint_detection(folder: Path) -> Path:
+    """A tiny SuperPoint (interest point detector) with a 32x32 processor."""
+    from transformers import (
+        SuperPointConfig,
+        SuperPointForKeypointDetection,
+        SuperPointImageProcessor,
+    )
+
+    config = SuperPointConfig(encoder_hidden_sizes=[8, 8, 16, 16], decoder_hidden_size=32,
+                              keypoint_decoder_dim=65, descriptor_decoder_dim=32, max_keypoints=50)
+    processor = SuperPointImageProcessor(size={"height": _IMAGE_SIZE, "width": _IMAGE_SIZE})
+    return _save(folder, SuperPointForKeypointDetection(config), processor)
+
+
+def _voice_activity_detection(folder: Path) -> Path:
+    """A tiny Wav2Vec2 frame classifier (non-speech / speech), biased to "speech" so spans are non-empty."""
+    import torch
+    from transformers import (
+        Wav2Vec2FeatureExtractor,
+        Wav2Vec2ForAudioFrameClassification,
+    )
+
+    model = Wav2Vec2ForAudioFrameClassification(_wav2vec2_config(**_labels(["non-speech", "speech"])))
+    with torch.no_grad():
+        model.classifier.weight.zero_()
+        model.classifier.bias.copy_(torch.tensor([0.0, 3.0]))
+    extractor = Wav2Vec2FeatureExtractor(feature_size=1, sampling_rate=16000, return_attention_mask=False)
+    return _save(folder, model, extractor)
+
+
+def _video_classification(folder: Path) -> Path:
+    """A 2-layer VideoMAE over 4-frame 32x32 clips."""
+    from transformers import (
+        VideoMAEConfig,
+        VideoMAEForVideoClassification,
+        VideoMAEImageProcessor,
+    )
+
+    config = VideoMAEConfig(image_size=_IMAGE_SIZE, patch_size=8, num_frames=4, tubelet_size=2, **_TEXT,
+                            **_labels(["dancing", "running", "cooking"]))
+    processor = VideoMAEImageProcessor(size={"shortest_edge": _IMAGE_SIZE},
+                                       crop_size={"height": _IMAGE_SIZE, "width": _IMAGE_SIZE})
+    return _save(folder, VideoMAEForVideoClassification(config), processor)
+
+
+def _time_series_forecasting(folder: Path) -> Path:
+    """A univariate 2-layer PatchTST: 32 steps of context, 8 steps of horizon."""
+    from transformers import PatchTSTConfig, PatchTSTForPrediction
+
+    config = PatchTSTConfig(num_input_channels=1, context_length=32, prediction_length=8, patch_length=8,
+                            patch_stride=8, d_model=16, num_attention_heads=2, num_hidden_layers=2, ffn_dim=32)
+    return _save(folder, PatchTSTForPrediction(config))
+
+
 BUILDERS: dict[str, Callable[[Path], Path]] = {
     "image-to-text": _image_to_text,
     "text-to-speech": _text_to_speech,
@@ -452,6 +516,11 @@ BUILDERS: dict[str, Callable[[Path], Path]] = {
     "zero-shot-object-detection": _zero_shot_object_detection,
     "image-text-to-text": _image_text_to_text,
     "table-question-answering": _table_question_answering,
+    "text-ranking": _text_ranking,
+    "keypoint-detection": _keypoint_detection,
+    "voice-activity-detection": _voice_activity_detection,
+    "video-classification": _video_classification,
+    "time-series-forecasting": _time_series_forecasting,
 }
 
 # Tasks served by another task's folder (same architecture, other handler).
@@ -462,6 +531,7 @@ ALIASES = {
     "text2text-generation": "summarization",
     "text-to-audio": "text-to-speech",
     "visual-question-answering": "image-text-to-text",
+    "video-text-to-text": "image-text-to-text",
 }
 
 TINY_TASKS = sorted([*BUILDERS, *ALIASES])

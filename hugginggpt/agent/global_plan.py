@@ -31,10 +31,15 @@ from langchain_core.tools import BaseTool
 
 from hugginggpt.agent import events as ev
 from hugginggpt.agent.plan import Plan, TaskInfo, describe_tools
-from hugginggpt.agent.planning import PlanResult, Structured, aplan_request
+from hugginggpt.agent.planning import (
+    ConstrainedCache,
+    PlanResult,
+    Structured,
+    aplan_request,
+)
 from hugginggpt.agent.response import arespond, known_files, response_messages
 from hugginggpt.agent.scheduler import Scheduler
-from hugginggpt.agent.selection import ConstrainedCache, ModelSelector
+from hugginggpt.agent.selection import ModelSelector
 from hugginggpt.agent.trace import Trace, UsageCounter
 from hugginggpt.errors import HuggingGPTError
 
@@ -76,7 +81,7 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
         self.structured = structured
         self.execute = execute
         self._task_infos: dict[str, TaskInfo] | None = None
-        self._selection_llms = ConstrainedCache(llm, structured)
+        self._constrained = ConstrainedCache(llm, structured)
 
     # ------------------------------------------------------------ configuration
 
@@ -104,6 +109,13 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
             self._task_infos = describe_tools(self.tools, task_table())
         return self._task_infos
 
+    @property
+    def constrained(self) -> ConstrainedCache:
+        """The controller constrained to each schema (plan, selections), built once per LLM and mode."""
+        if not self._constrained.serves(self.llm, self.structured):  # the LLM or mode was changed
+            self._constrained = ConstrainedCache(self.llm, self.structured)
+        return self._constrained
+
     def _workspace(self, files: list[str]) -> Any:
         from hugginggpt.tools.resources import Workspace, new_run_id
 
@@ -116,7 +128,8 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
                     config: RunnableConfig | None = None) -> PlanResult:
         """Stage 1 alone: the validated plan, its repairs, the raw LLM answers and token usage."""
         return await aplan_request(self.llm, self.task_infos, input, chat_history=chat_history, files=files,
-                                   history_tokens=self.history_tokens, structured=self.structured, config=config)
+                                   history_tokens=self.history_tokens, structured=self.structured, config=config,
+                                   constrained=self.constrained)
 
     def plan(self, input: str, chat_history: list[Any] | None = None, *, files: list[str] | None = None,
              config: RunnableConfig | None = None) -> PlanResult:
@@ -200,7 +213,8 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
         started = time.perf_counter()
         planned = await aplan_request(self.llm, tasks, request["input"], chat_history=request["chat_history"],
                                       files=request["files"], history_tokens=self.history_tokens,
-                                      structured=self.structured, config=child("plan"), trace=trace)
+                                      structured=self.structured, config=child("plan"), trace=trace,
+                                      constrained=self.constrained)
         trace.timing("plan", time.perf_counter() - started)
         plan = planned.plan
         trace.set("plan", plan.as_list())
@@ -210,7 +224,7 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
 
         started = time.perf_counter()
         selector = ModelSelector(self.llm, self.catalog if plan.tasks else None, top_k=self.top_k,
-                                 structured=self.structured, trace=trace, constrained=self._selection_llms,
+                                 structured=self.structured, trace=trace, constrained=self.constrained,
                                  runnable=self._tool_can_run)
         selections = await selector.select(request["input"], plan, tasks, child("selection"))
         trace.timing("selection", time.perf_counter() - started)

@@ -12,7 +12,8 @@ import ast
 import json
 import re
 import time
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -25,8 +26,18 @@ from langchain_core.messages import (
     convert_to_messages,
     trim_messages,
 )
-from langchain_core.runnables import RunnableConfig
+from langchain_core.output_parsers import BaseGenerationOutputParser, BaseOutputParser
+from langchain_core.outputs import ChatGeneration
+from langchain_core.runnables import (
+    Runnable,
+    RunnableConfig,
+    RunnableLambda,
+    RunnableParallel,
+    RunnableSequence,
+    RunnableWithFallbacks,
+)
 from langchain_core.runnables.config import ensure_config
+from langchain_core.runnables.passthrough import RunnableAssign
 
 from hugginggpt.agent.plan import Plan, Repair, TaskInfo
 from hugginggpt.agent.plan_repair import validate_plan
@@ -224,9 +235,28 @@ def _loads(candidate: str) -> Any:
     raise ValueError("not JSON")
 
 
+_NOT_JSON = object()
+
+
+def _whole_json(text: str | None) -> Any:
+    """``text`` as JSON when all of it is one array or object (a good model's whole answer), parsed
+    by the C decoder instead of the bracket scan; ``_NOT_JSON`` otherwise, or when it holds a code
+    fence (a fenced block is looked at first)."""
+    stripped = (text or "").strip()
+    if stripped[:1] not in ("[", "{") or "```" in stripped:
+        return _NOT_JSON
+    try:
+        return json.loads(stripped)
+    except (ValueError, RecursionError):
+        return _NOT_JSON
+
+
 def find_json(text: str, accept: Callable[[Any], bool] = lambda value: True) -> Any:
     """The first JSON value in ``text`` that ``accept``s, tolerating code fences, text around it,
     single quotes and trailing commas. Raises ``ValueError`` when there is none."""
+    whole = _whole_json(text)
+    if whole is not _NOT_JSON and accept(whole):
+        return whole
     sources = [m.group(1) for m in _FENCE.finditer(text or "")] + [text or ""]
     for source in sources:
         # Each start rescans to its closing bracket, so bound the starts: an LLM answer holds its
@@ -259,7 +289,7 @@ def parse_plan_text(text: str) -> Any:
         raise PlanError(f"no JSON plan found in the planner's answer: {text.strip()[:200]!r}") from None
 
 
-# ---------------------------------------------------------------- the stage
+# ---------------------------------------------------------------- structured output
 
 
 def structured_runnable(llm: BaseChatModel, schema: dict[str, Any], mode: Structured) -> Any | None:
@@ -272,6 +302,109 @@ def structured_runnable(llm: BaseChatModel, schema: dict[str, Any], mode: Struct
         if mode is True:
             raise LLMError(f"{type(llm).__name__} does not support structured output") from None
         return None
+
+
+def split_include_raw(chain: Any) -> tuple[Runnable, Runnable] | None:
+    """The bound model and the output parser of LangChain's ``include_raw=True`` chain, or None.
+
+    That chain is ``RunnableMap(raw=bound_model) | RunnablePassthrough.assign(parsed=itemgetter("raw")
+    | parser, ...).with_fallbacks(...)`` in langchain-core, langchain-openai and our llama.cpp model
+    alike; the bound model carries whatever constrains the answer (a response format, a grammar, a
+    forced tool). Any other shape (a model's own chain) gives None and is invoked whole.
+    """
+    if not isinstance(chain, RunnableSequence) or len(chain.steps) != 2:
+        return None
+    first, second = chain.steps
+    if not isinstance(first, RunnableParallel) or list(first.steps__) != ["raw"]:
+        return None
+    assign = second.runnable if isinstance(second, RunnableWithFallbacks) else None
+    if not isinstance(assign, RunnableAssign):
+        return None
+    parsed = assign.mapper.steps__.get("parsed")
+    if not isinstance(parsed, RunnableSequence) or len(parsed.steps) != 2:
+        return None
+    pick, parser = parsed.steps
+    marker = object()
+    if not isinstance(pick, RunnableLambda) or _safe_call(pick.func, {"raw": marker}) is not marker:
+        return None
+    return first.steps__["raw"], parser
+
+
+def _safe_call(func: Callable[[Any], Any], value: Any) -> Any:
+    try:
+        return func(value)
+    except Exception:  # noqa: BLE001 - not the step we look for
+        return None
+
+
+class StructuredLLM:
+    """An LLM constrained to one JSON schema; ``ainvoke`` answers ``{"raw", "parsed", "parsing_error"}``.
+
+    Why not the ``with_structured_output`` chain itself: in an async run each of its small sync steps
+    (pick ``raw``, parse, catch the parse error) hops to a thread pool. When the chain has LangChain's
+    shape (``split_include_raw``), the bound model is awaited directly (callbacks see the LLM call as
+    before, constrained decoding is unchanged) and its answer parsed in-line by the chain's own parser.
+    """
+
+    def __init__(self, chain: Any):
+        self.chain = chain
+        self.model, self.parser = split_include_raw(chain) or (None, None)
+
+    async def ainvoke(self, messages: list[BaseMessage], config: RunnableConfig) -> dict[str, Any]:
+        if self.model is None:
+            return await self.chain.ainvoke(messages, config)
+        raw = await self.model.ainvoke(messages, config)
+        try:
+            return {"raw": raw, "parsed": self._parse(raw), "parsing_error": None}
+        except Exception as exc:  # noqa: BLE001 - as the chain's fallback does: the raw text is parsed later
+            return {"raw": raw, "parsed": None, "parsing_error": exc}
+
+    def _parse(self, raw: Any) -> Any:
+        if isinstance(self.parser, (BaseOutputParser, BaseGenerationOutputParser)) and isinstance(raw, BaseMessage):
+            return self.parser.parse_result([ChatGeneration(message=raw)])  # what its ``invoke`` does
+        return self.parser.invoke(raw, {"callbacks": []})  # e.g. a lambda parsing into a pydantic class
+
+
+class ConstrainedCache:
+    """The LLM constrained to each schema, built once per agent: ``with_structured_output`` builds
+    new pydantic models every time (milliseconds), and the same schemas recur run after run."""
+
+    def __init__(self, llm: BaseChatModel, structured: Structured, size: int = 32):
+        self.llm = llm
+        self.structured = structured
+        self.size = size
+        self._entries: OrderedDict[Hashable, StructuredLLM | None] = OrderedDict()
+
+    def serves(self, llm: BaseChatModel, structured: Structured) -> bool:
+        """Whether this cache was built for ``llm`` in ``structured`` mode."""
+        return self.llm is llm and self.structured == structured
+
+    def get(self, schema: dict[str, Any] | Callable[[], dict[str, Any]],
+            key: Hashable | None = None) -> StructuredLLM | None:
+        """The constrained LLM for ``schema`` (None: the model has no structured output).
+
+        With ``key`` (what the schema is built from), ``schema`` may be a function that builds it,
+        called only on a miss; without, the schema's JSON is the key.
+        """
+        if key is None:
+            key = json.dumps(schema, sort_keys=True)
+        if key in self._entries:
+            self._entries.move_to_end(key)
+            return self._entries[key]
+        chain = structured_runnable(self.llm, schema() if callable(schema) else schema, self.structured)
+        entry = StructuredLLM(chain) if chain is not None else None
+        self._entries[key] = entry
+        if len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+        return entry
+
+
+def plan_schema_key(tasks: dict[str, TaskInfo]) -> Hashable:
+    """What ``plan_schema(tasks)`` depends on, cheaper to compute than the schema itself."""
+    return ("plan", tuple((t.name, t.in_table, t.args, tuple(t.choices.items())) for t in tasks.values()))
+
+
+# ---------------------------------------------------------------- the stage
 
 
 def content_text(message: Any) -> str:
@@ -289,12 +422,14 @@ class Planner:
     """Runs stage 1 for one request; a small object so the re-ask shares state with the first ask."""
 
     def __init__(self, llm: BaseChatModel, tasks: dict[str, TaskInfo], *, structured: Structured = "auto",
-                 trace: Trace | None = None, request: str | None = None):
+                 trace: Trace | None = None, request: str | None = None, constrained: ConstrainedCache | None = None):
         self.llm = llm
         self.tasks = tasks
         self.trace = trace
         self.request = request
-        self.constrained = structured_runnable(llm, plan_schema(tasks), structured) if tasks else None
+        cache = constrained if constrained is not None and constrained.serves(llm, structured) else None
+        cache = cache or ConstrainedCache(llm, structured, size=1)
+        self.constrained = cache.get(lambda: plan_schema(tasks), plan_schema_key(tasks)) if tasks else None
         self.raw_outputs: list[str] = []
 
     async def _ask(self, messages: list[BaseMessage], config: RunnableConfig, stage: str) -> Any:
@@ -356,8 +491,12 @@ async def aplan_request(
     structured: Structured = "auto",
     config: RunnableConfig | None = None,
     trace: Trace | None = None,
+    constrained: ConstrainedCache | None = None,
 ) -> PlanResult:
-    """Plan ``user_input`` with ``llm``: the plan, repairs, raw answers and token usage."""
+    """Plan ``user_input`` with ``llm``: the plan, repairs, raw answers and token usage.
+
+    ``constrained``: the agent's cache of constrained LLMs, so the plan schema's is built once.
+    """
     usage = UsageCounter()
     config = ensure_config(config)
     callbacks = config.get("callbacks")
@@ -373,7 +512,7 @@ async def aplan_request(
         user_input, tasks, chat_history=chat_history, files=files, history_tokens=history_tokens
     )
     planner = Planner(llm, tasks, structured=structured, trace=trace,
-                      request=_user_text(user_input, list(files or [])))
+                      request=_user_text(user_input, list(files or [])), constrained=constrained)
     plan, repairs = await planner.run(messages, config)
     return PlanResult(
         plan=plan,

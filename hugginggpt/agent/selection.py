@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections import OrderedDict
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
@@ -19,10 +19,10 @@ from langchain_core.runnables import RunnableConfig
 
 from hugginggpt.agent.plan import Plan, TaskInfo
 from hugginggpt.agent.planning import (
+    ConstrainedCache,
     Structured,
     content_text,
     find_json,
-    structured_runnable,
 )
 from hugginggpt.agent.trace import Trace
 from hugginggpt.prompts import render_prompt
@@ -91,28 +91,6 @@ def _pick(answer: Any, task_id: int, cards: list[Any]) -> Selection:
     return {"model": chosen, "reason": str(entry.get("reason") or "chosen by the LLM")}
 
 
-class ConstrainedCache:
-    """The LLM constrained to each selection schema, built once: ``with_structured_output`` builds
-    new pydantic models every time (milliseconds), and the same candidate lists recur run after run."""
-
-    def __init__(self, llm: BaseChatModel, structured: Structured, size: int = 32):
-        self.llm = llm
-        self.structured = structured
-        self.size = size
-        self._runnables: OrderedDict[str, Any] = OrderedDict()
-
-    def get(self, schema: dict[str, Any]) -> Any | None:
-        key = json.dumps(schema, sort_keys=True)
-        if key in self._runnables:
-            self._runnables.move_to_end(key)
-            return self._runnables[key]
-        runnable = structured_runnable(self.llm, schema, self.structured)
-        self._runnables[key] = runnable
-        if len(self._runnables) > self.size:
-            self._runnables.popitem(last=False)
-        return runnable
-
-
 class ModelSelector:
     """Runs stage 2: catalog candidates, then one LLM call for the tasks with a real choice.
 
@@ -128,7 +106,7 @@ class ModelSelector:
         self.top_k = top_k
         self.structured = structured
         self.trace = trace
-        reusable = constrained is not None and constrained.llm is llm and constrained.structured == structured
+        reusable = constrained is not None and constrained.serves(llm, structured)
         self.constrained = constrained if reusable else ConstrainedCache(llm, structured)
 
     def candidates(self, plan: Plan, tasks: dict[str, TaskInfo]) -> dict[int, list[Any]]:

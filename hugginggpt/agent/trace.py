@@ -6,6 +6,7 @@ is cancelled. Secrets (API keys, tokens) are redacted before anything reaches di
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -47,24 +48,74 @@ def redact(value: Any) -> Any:
     return value
 
 
-def _jsonable(value: Any) -> Any:
-    """Best-effort conversion to strict JSON data (messages, paths, pydantic models, sets...).
+@functools.lru_cache(maxsize=1024)
+def _is_secret_key(key: str) -> bool:
+    """Whether a dict key names a secret (keys repeat from run to run: asked once each)."""
+    return bool(_SECRET_KEYS.search(key))
+
+
+def _redact_text(text: str) -> str:
+    # Every secret pattern contains one of these verbatim (``bearer`` in any case): substring tests
+    # are several times faster than a regular expression, and most text has none.
+    if "sk-" in text or "hf_" in text or "bearer" in text.lower():
+        return redact(text)
+    return text
+
+
+def clean(value: Any) -> Any:
+    """``value`` as strict JSON data with secrets redacted, in one walk (it is ``redact`` of the
+    JSON form: messages, paths, pydantic models and sets converted, other objects as their repr).
 
     Non-finite floats become strings ("NaN", "Infinity"): strict JSON readers reject the bare tokens.
     """
-    if isinstance(value, float) and not math.isfinite(value):
+    kind = type(value)  # exact types first: a trace is mostly these, and ``isinstance`` chains cost
+    if kind is str:
+        return _redact_text(value)
+    if kind is dict:
+        return _clean_dict(value)
+    if kind is list:
+        return [clean(item) for item in value]
+    if value is None or kind is int or kind is bool:
+        return value
+    return _clean_other(value)
+
+
+def _clean_dict(value: dict) -> dict[str, Any]:
+    cleaned = {}
+    for key, item in value.items():
+        key = key if type(key) is str else str(key)
+        item = clean(item)
+        cleaned[key] = "***" if type(item) is str and item and _is_secret_key(key) else item
+    return cleaned
+
+
+def _clean_other(value: Any) -> Any:
+    """``clean`` for floats, subclasses of the JSON types, and what JSON has no type for."""
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-    if isinstance(value, (str, int, float, bool)) or value is None:
+    if isinstance(value, str):
+        return _redact_text(value)
+    if isinstance(value, int):
         return value
     if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return _clean_dict(value)
     if isinstance(value, (list, tuple, set)):
-        return [_jsonable(v) for v in value]
+        return [clean(item) for item in value]
     if isinstance(value, Path):
-        return str(value)
+        return _redact_text(str(value))
     if hasattr(value, "model_dump"):
-        return _jsonable(value.model_dump())
-    return repr(value)
+        return clean(value.model_dump())
+    return _redact_text(repr(value))
+
+
+def serialise(data: dict[str, Any]) -> str:
+    """``data`` as the trace's JSON text: strict JSON, secrets redacted, one top-level key per line
+    (readable, and the C encoder: ``indent`` forces the slow Python one)."""
+    cleaned = clean(data)
+    return "{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v, ensure_ascii=False, allow_nan=False)}"
+                               for k, v in cleaned.items()) + "\n}\n"
 
 
 class Trace:
@@ -108,10 +159,7 @@ class Trace:
         """Write the trace atomically and return its path."""
         with self._lock:
             self.data["elapsed_s"] = round(time.perf_counter() - self._started, 6)
-            data = redact(_jsonable(self.data))
-        # One top-level key per line: readable, and the C encoder (``indent`` forces the slow Python one).
-        payload = "{\n" + ",\n".join(f"{json.dumps(k)}: {json.dumps(v, ensure_ascii=False, allow_nan=False)}"
-                                      for k, v in data.items()) + "\n}\n"
+            payload = serialise(self.data)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".trace-", suffix=".tmp")
         try:

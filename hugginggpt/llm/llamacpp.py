@@ -12,6 +12,7 @@ answer are read back as ``AIMessage.tool_calls`` (see ``tool_calls.py``).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -123,8 +124,20 @@ def _load_llama(path: str, n_ctx: int, n_threads: int, n_gpu_layers: int, seed: 
                 )
         except (ValueError, RuntimeError, OSError) as exc:
             raise LLMError(f"cannot load GGUF model {path}: {exc}") from None
+        if not _LOADED:
+            atexit.register(_close_all)
         _LOADED[key] = (llama, threading.Lock())
         return _LOADED[key]
+
+
+def _close_all() -> None:
+    """Free the loaded models before the interpreter tears llama.cpp's bindings down (otherwise
+    ``Llama.__del__`` runs too late and prints an ignored exception at exit)."""
+    with _LOADING:
+        for llama, _ in _LOADED.values():
+            with contextlib.suppress(Exception):
+                llama.close()
+        _LOADED.clear()
 
 
 def _usage(response: dict[str, Any]) -> UsageMetadata:

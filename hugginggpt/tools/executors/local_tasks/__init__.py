@@ -10,10 +10,15 @@ from hugginggpt.tools.executors.local_tasks import (
     audio,
     diffusion,
     extractive_qa,
+    forecasting,
+    keypoints,
     multimodal,
     nlp,
+    ranking,
     seq2seq,
+    video,
     vision,
+    voice_activity,
 )
 from hugginggpt.tools.executors.local_tasks.common import LoadOptions, TaskHandler
 
@@ -25,6 +30,11 @@ HANDLERS: dict[str, TaskHandler] = {
     **audio.HANDLERS,
     **multimodal.HANDLERS,
     **diffusion.HANDLERS,
+    **ranking.HANDLERS,
+    **keypoints.HANDLERS,
+    **voice_activity.HANDLERS,
+    **video.HANDLERS,
+    **forecasting.HANDLERS,
 }
 
 

@@ -13,6 +13,8 @@ _MAPPINGS = [
     ("MODEL_FOR_TEXT_TO_WAVEFORM_MAPPING_NAMES", "text-to-speech"),
     ("MODEL_FOR_TEXT_TO_SPECTROGRAM_MAPPING_NAMES", "text-to-speech"),
     ("MODEL_FOR_AUDIO_CLASSIFICATION_MAPPING_NAMES", "audio-classification"),
+    ("MODEL_FOR_AUDIO_FRAME_CLASSIFICATION_MAPPING_NAMES", "voice-activity-detection"),
+    ("MODEL_FOR_KEYPOINT_DETECTION_MAPPING_NAMES", "keypoint-detection"),
     ("MODEL_FOR_ZERO_SHOT_IMAGE_CLASSIFICATION_MAPPING_NAMES", "zero-shot-image-classification"),
     ("MODEL_FOR_ZERO_SHOT_OBJECT_DETECTION_MAPPING_NAMES", "zero-shot-object-detection"),
     ("MODEL_FOR_OBJECT_DETECTION_MAPPING_NAMES", "object-detection"),
@@ -37,6 +39,8 @@ _MAPPINGS = [
 # Captioning models the image-to-text handler runs (others in the image-text-to-text mapping are chat VLMs).
 _CAPTIONERS = {"vision-encoder-decoder", "blip", "git", "pix2struct"}
 _TRANSLATORS = {"marian", "m2m_100", "nllb-moe", "fsmt"}
+# Forecasters are in no auto mapping transformers exports for them: known by their model type.
+_FORECASTERS = {"patchtst", "patchtsmixer"}
 _PIPELINE_TAG = re.compile(r"^pipeline_tag:\s*['\"]?([\w-]+)['\"]?\s*$", re.MULTILINE)
 
 
@@ -68,17 +72,35 @@ def _readme_tag(readme: Path) -> str | None:
     return match.group(1) if match else None
 
 
+# Marks in a diffusers pipeline's class name (or, for video, its components' classes), most specific first.
+_IMAGE_TO_VIDEO = ("ImageToVideo", "Img2Vid", "I2V", "StableVideoDiffusion")
+_IMAGE_EDITING = ("InstructPix2Pix", "Kontext", "Edit")
+_IMAGE_TO_IMAGE = ("Img2Img", "Image2Image", "ImageToImage", "Inpaint", "Upscale", "SuperResolution")
+_VIDEO = ("Video", "3D", "Motion", "Temporal", "Wan", "LTX", "Mochi", "Allegro", "Latte")
+
+
 def _diffusers_task(folder: Path) -> str | None:
+    """The task of a diffusers pipeline folder, from the classes its ``model_index.json`` names."""
     try:
         index = json.loads((folder / "model_index.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    name = str(index.get("_class_name", ""))
-    if "Img2Img" in name or "Image2Image" in name:
+    if not isinstance(index, dict) or "_class_name" not in index:
+        return None
+    name = str(index["_class_name"])
+    components = [str(value[1]) for key, value in index.items()
+                  if not key.startswith("_") and isinstance(value, list) and len(value) == 2 and value[1]]
+    if any(mark in name for mark in _IMAGE_TO_VIDEO):
+        return "image-to-video"
+    if any(mark in name for mark in _IMAGE_EDITING):
+        return "image-text-to-image"
+    if any(mark in name for mark in _IMAGE_TO_IMAGE):
         return "image-to-image"
-    if "Video" in name:
+    if any(mark in cls for cls in [name, *components] for mark in _VIDEO):
         return "text-to-video"
-    return "text-to-image" if "text_encoder" in index else "unconditional-image-generation"
+    if any(key.startswith("text_encoder") or key == "tokenizer" for key in index):
+        return "text-to-image"
+    return "unconditional-image-generation"
 
 
 def _config_task(config: dict, folder: Path) -> str | None:
@@ -86,6 +108,8 @@ def _config_task(config: dict, folder: Path) -> str | None:
     architectures = config.get("architectures") or []
     if model_type in _CAPTIONERS:
         return "image-to-text"
+    if model_type in _FORECASTERS:
+        return "time-series-forecasting"
     from transformers.models.auto import modeling_auto
 
     for arch in architectures:
@@ -97,6 +121,8 @@ def _config_task(config: dict, folder: Path) -> str | None:
                 str(label).lower() for label in (config.get("label2id") or {})
             }:
                 return "zero-shot-classification"
+            if task == "text-classification" and len(config.get("id2label") or {}) == 1:
+                return "text-ranking"  # one relevance logit: a cross-encoder reranker
             if task == "text2text-generation" and model_type in _TRANSLATORS:
                 return "translation"
             return task
