@@ -12,13 +12,11 @@ component) that ``diffusers`` loads exactly like a Hub checkpoint. Images are no
 
 from __future__ import annotations
 
-import atexit
-import shutil
 import string
-import tempfile
-import threading
 from collections.abc import Callable
 from pathlib import Path
+
+from tests.tiny_models import FolderCache
 
 LATENT_SIZE = 16
 VAE_SCALE = 2  # two VAE blocks: one 2x down/up-sampling
@@ -66,13 +64,19 @@ def _ddim_scheduler():
                          clip_sample=False, set_alpha_to_one=False, steps_offset=1)
 
 
+# The sizes every text-conditioned UNet here shares: latents of the VAE, cross-attention on the text encoder.
+CONDITIONAL_UNET_SIZES = {
+    "sample_size": LATENT_SIZE, "in_channels": 4, "out_channels": 4, "layers_per_block": 1,
+    "block_out_channels": (8, 16), "norm_num_groups": 4, "cross_attention_dim": TEXT_DIM, "attention_head_dim": 4,
+}
+
+
 def _stable_diffusion_parts() -> dict:
     from diffusers import UNet2DConditionModel
 
     tokenizer = _clip_tokenizer()
     unet = UNet2DConditionModel(
-        sample_size=LATENT_SIZE, in_channels=4, out_channels=4, layers_per_block=1,
-        block_out_channels=(8, 16), norm_num_groups=4, cross_attention_dim=TEXT_DIM, attention_head_dim=4,
+        **CONDITIONAL_UNET_SIZES,
         down_block_types=("DownBlock2D", "CrossAttnDownBlock2D"),
         up_block_types=("CrossAttnUpBlock2D", "UpBlock2D"),
     )
@@ -115,8 +119,7 @@ def _text_to_video(folder: Path) -> Path:
 
     parts = _stable_diffusion_parts()
     unet = UNet3DConditionModel(
-        sample_size=LATENT_SIZE, in_channels=4, out_channels=4, layers_per_block=1,
-        block_out_channels=(8, 16), norm_num_groups=4, cross_attention_dim=TEXT_DIM, attention_head_dim=4,
+        **CONDITIONAL_UNET_SIZES,
         down_block_types=("CrossAttnDownBlock3D", "DownBlock3D"),
         up_block_types=("UpBlock3D", "CrossAttnUpBlock3D"),
     )
@@ -144,18 +147,9 @@ def build_tiny_pipeline(task: str, folder: str | Path) -> Path:
     return BUILDERS[task](Path(folder))
 
 
-_built: dict[str, Path] = {}
-_build_lock = threading.Lock()
-_root: Path | None = None
+_pipelines = FolderCache("hugginggpt-tiny-pipelines-", build_tiny_pipeline)
 
 
 def tiny_pipeline_path(task: str) -> Path:
     """The tiny pipeline folder for ``task``, built once per process in a temporary folder."""
-    global _root
-    with _build_lock:
-        if task not in _built:
-            if _root is None:
-                _root = Path(tempfile.mkdtemp(prefix="hugginggpt-tiny-pipelines-"))
-                atexit.register(shutil.rmtree, _root, ignore_errors=True)
-            _built[task] = build_tiny_pipeline(task, _root / task)
-        return _built[task]
+    return _pipelines.path(task)

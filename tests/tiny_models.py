@@ -548,22 +548,33 @@ def build_tiny_model(task: str, folder: str | Path) -> Path:
     return BUILDERS[task](Path(folder))
 
 
-_built: dict[str, Path] = {}
-_build_lock = threading.Lock()
-_root: Path | None = None
+class FolderCache:
+    """Folders built at most once per process (thread-safe), under one temporary root removed at exit."""
+
+    def __init__(self, prefix: str, build: Callable[[str, Path], Path]) -> None:
+        self._prefix = prefix
+        self._build = build
+        self._built: dict[str, Path] = {}
+        self._lock = threading.Lock()
+        self._root: Path | None = None
+
+    def path(self, key: str) -> Path:
+        """The folder for ``key``: ``build(key, root / key)`` the first time, the same folder after."""
+        with self._lock:
+            if key not in self._built:
+                if self._root is None:
+                    self._root = Path(tempfile.mkdtemp(prefix=self._prefix))
+                    atexit.register(shutil.rmtree, self._root, ignore_errors=True)
+                self._built[key] = self._build(key, self._root / key)
+            return self._built[key]
+
+
+_models = FolderCache("hugginggpt-tiny-models-", build_tiny_model)
 
 
 def tiny_model_path(task: str) -> Path:
     """The tiny model folder for ``task``, built once per process in a temporary folder."""
-    global _root
-    key = ALIASES.get(task, task)
-    with _build_lock:
-        if key not in _built:
-            if _root is None:
-                _root = Path(tempfile.mkdtemp(prefix="hugginggpt-tiny-models-"))
-                atexit.register(shutil.rmtree, _root, ignore_errors=True)
-            _built[key] = build_tiny_model(key, _root / key)
-        return _built[key]
+    return _models.path(ALIASES.get(task, task))
 
 
 @pytest.fixture(scope="session")

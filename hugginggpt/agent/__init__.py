@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 from hugginggpt.agent.global_plan import GlobalPlanAgent
 from hugginggpt.agent.planning import PlanResult
+from hugginggpt.lazy import lazy_attributes
 
 # Agents written in their own modules; imported on first use so one missing module breaks no other.
 _LAZY = {
@@ -16,11 +14,4 @@ _LAZY = {
 
 __all__ = ["GlobalPlanAgent", "PlanResult", *_LAZY]
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, globals(), _LAZY)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from hugginggpt.errors import DatasetError
+from hugginggpt.eval.jsonl import numbered_lines
 
 _EXTENSIONS = (
     ("image", ("jpg", "png", "jpeg", "gif", "bmp", "tiff", "svg", "ico")),
@@ -294,15 +295,12 @@ def load_predictions(path: str | Path) -> dict[str, dict[str, Any]]:
     if not path.is_file():
         raise DatasetError(f"predictions file {path} not found")
     predictions = {}
-    with path.open(encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                predictions[str(row["id"])] = row
-            except (json.JSONDecodeError, KeyError, TypeError):
-                raise DatasetError(f"{path.name} line {line_no}: not a prediction row with an id") from None
+    for line_no, line in numbered_lines(path):
+        try:
+            row = json.loads(line)
+            predictions[str(row["id"])] = row
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise DatasetError(f"{path.name} line {line_no}: not a prediction row with an id") from None
     return predictions
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from hugginggpt.errors import DatasetError
+from hugginggpt.eval.jsonl import numbered_lines
 
 GRAPH_TYPES = ("single", "chain", "dag")
 
@@ -111,19 +112,16 @@ def _read_jsonl(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[str]
     if not path.is_file():
         raise DatasetError(f"{path.name} not found in {path.parent}")
     rows, problems = [], []
-    with path.open(encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(f"{path.name} line {line_no}: not JSON ({exc.msg})")
-                continue
-            if not isinstance(row, dict) or "id" not in row:
-                problems.append(f"{path.name} line {line_no}: not an object with an id")
-                continue
-            rows.append((line_no, normalise_record(row)))
+    for line_no, line in numbered_lines(path):
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(f"{path.name} line {line_no}: not JSON ({exc.msg})")
+            continue
+        if not isinstance(row, dict) or "id" not in row:
+            problems.append(f"{path.name} line {line_no}: not an object with an id")
+            continue
+        rows.append((line_no, normalise_record(row)))
     return rows, problems
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from hugginggpt.lazy import lazy_attributes
 from hugginggpt.tools.results import envelope, resource_value, summarize
 from hugginggpt.tools.schemas import args_model, plan_json_schema
 from hugginggpt.tools.table import (
@@ -36,13 +35,4 @@ __all__ = [
     *_LAZY,
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, globals(), _LAZY)

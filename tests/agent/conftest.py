@@ -15,16 +15,19 @@ from typing import Any
 
 import numpy as np
 import pytest
+import soundfile as sf
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langchain_core.tools import StructuredTool
+from PIL import Image
 from pydantic import BaseModel, Field
 
 from hugginggpt.errors import TaskError
 from hugginggpt.tools.catalog import ModelCard, ModelCatalog
+from hugginggpt.tools.executors.base import Executor, TaskCall
 from hugginggpt.tools.resources import save_audio
 
 
@@ -57,6 +60,26 @@ class ScriptedChatModel(FakeMessagesListChatModel):
                 return {"raw": message, "parsed": None, "parsing_error": exc}
 
         return self | RunnableLambda(parse)
+
+
+class ReplayModel(FakeMessagesListChatModel):
+    """Replays scripted AI messages once, in order, and remembers what it was sent; asking past the
+    script fails the test (the parent class would cycle back to the first answer)."""
+
+    received: list[list[BaseMessage]] = Field(default_factory=list)
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        if self.i >= len(self.responses):
+            raise AssertionError("the agent asked the model more often than scripted")
+        self.received.append(list(messages))
+        self.before_reply(stop)
+        result = super()._generate(messages, stop, run_manager, **kwargs)
+        if self.i == 0:  # the parent cycles back to the start; a script never does
+            self.i = len(self.responses)
+        return result
+
+    def before_reply(self, stop: list[str] | None) -> None:
+        """What a subclass does with the stop sequences before the next scripted answer goes out."""
 
 
 def script(*answers: Any, structured: bool = False) -> ScriptedChatModel:
@@ -166,3 +189,29 @@ class CallLog(BaseCallbackHandler):
     def on_chain_start(self, serialized, inputs, *, run_id, parent_run_id=None, **kwargs):
         self.events.append(("chain", kwargs.get("name", "")))
         self.parents[str(run_id)] = parent_run_id
+
+
+@pytest.fixture
+def image(tmp_path) -> Path:
+    """The user's input: a red 8x8 PNG in a folder of its own."""
+    path = tmp_path / "user" / "cat.png"
+    path.parent.mkdir()
+    Image.new("RGB", (8, 8), (220, 10, 10)).save(path)
+    return path
+
+
+class PictureExecutor(Executor):
+    """A real executor for two tasks, so the project's generated tools run end to end offline."""
+
+    name = "test-pictures"
+
+    def can_run(self, task: str, model: str | None) -> bool:
+        return task in ("image-to-text", "text-to-speech")
+
+    def run(self, call: TaskCall) -> dict:
+        if call.task.name == "image-to-text":
+            with Image.open(call.args["image"]) as img:  # a local Path resolved by the workspace
+                return {"text": f"a {img.size[0]}x{img.size[1]} red picture"}
+        path = call.workspace.new_path("audio")
+        sf.write(path, np.zeros(800 * len(call.args["text"]), dtype="float32"), 16000)
+        return {"audio": str(path)}

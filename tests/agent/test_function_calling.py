@@ -11,36 +11,27 @@ from typing import Any
 import numpy as np
 import pytest
 import soundfile as sf
-from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool
 from PIL import Image
+from pydantic import Field
 
 from hugginggpt.agent.function_calling import FunctionCallingAgent
 from hugginggpt.errors import LLMError, TaskError
 from hugginggpt.tools import build_tools
-from hugginggpt.tools.executors.base import Executor, TaskCall
+
+from .conftest import PictureExecutor, ReplayModel
 
 
-class ScriptedToolModel(FakeMessagesListChatModel):
-    """Replays scripted AI messages (with tool calls) and remembers what it was sent."""
+class ScriptedToolModel(ReplayModel):
+    """Replays scripted AI messages (with tool calls) and remembers the tools it was bound to."""
 
-    received: list[list[BaseMessage]] = []
-    bound_tools: list[Any] = []
+    bound_tools: list[Any] = Field(default_factory=list)
 
     def bind_tools(self, tools, **kwargs):
         self.bound_tools = list(tools)
         return self
-
-    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
-        if self.i >= len(self.responses):
-            raise AssertionError("the agent asked the model more often than scripted")
-        self.received.append(list(messages))
-        result = super()._generate(messages, stop, run_manager, **kwargs)
-        if self.i == 0:  # the parent cycles back to the start; a script never does
-            self.i = len(self.responses)
-        return result
 
 
 def call(name: str, call_id: str, **args: Any) -> dict:
@@ -93,14 +84,6 @@ class Toolbox:
             StructuredTool.from_function(nap, name="nap"),
             StructuredTool.from_function(broken, name="text-classification"),
         ]
-
-
-@pytest.fixture
-def image(tmp_path) -> Path:
-    path = tmp_path / "user" / "cat.png"
-    path.parent.mkdir()
-    Image.new("RGB", (8, 8), (220, 10, 10)).save(path)
-    return path
 
 
 @pytest.fixture
@@ -299,23 +282,6 @@ def test_chat_history_reaches_the_model(toolbox, tmp_path):
     assert out["output"] == "It was a cat." and out["plan"] == []
     contents = [m.content for m in model.received[0]]
     assert contents[1:] == ["look at my cat", "nice cat", "what was it?"]
-
-
-class PictureExecutor(Executor):
-    """A real executor for two tasks, so the project's generated tools run end to end offline."""
-
-    name = "test-pictures"
-
-    def can_run(self, task: str, model: str | None) -> bool:
-        return task in ("image-to-text", "text-to-speech")
-
-    def run(self, call: TaskCall) -> dict:
-        if call.task.name == "image-to-text":
-            with Image.open(call.args["image"]) as img:
-                return {"text": f"a {img.size[0]}x{img.size[1]} red picture"}
-        path = call.workspace.new_path("audio")
-        sf.write(path, np.zeros(800 * len(call.args["text"]), dtype="float32"), 16000)
-        return {"audio": str(path)}
 
 
 def test_with_the_project_tools_and_resource_references(image, tmp_path):

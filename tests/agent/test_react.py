@@ -10,11 +10,9 @@ from typing import Any
 import numpy as np
 import pytest
 import soundfile as sf
-from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import StructuredTool
-from PIL import Image
 from pydantic import BaseModel, Field
 
 from hugginggpt.agent.react import (
@@ -25,28 +23,21 @@ from hugginggpt.agent.react import (
 )
 from hugginggpt.errors import TaskError
 from hugginggpt.tools import build_tools
-from hugginggpt.tools.executors.base import Executor, TaskCall
+
+from .conftest import PictureExecutor, ReplayModel
 
 
-class ScriptedTextModel(FakeMessagesListChatModel):
+class ScriptedTextModel(ReplayModel):
     """Replays scripted ReAct turns, cut at the stop sequence as a real model would be."""
 
-    received: list[list[BaseMessage]] = []
-    stops: list[Any] = []
+    stops: list[Any] = Field(default_factory=list)
 
-    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
-        if self.i >= len(self.responses):
-            raise AssertionError("the agent asked the model more often than scripted")
-        self.received.append(list(messages))
+    def before_reply(self, stop: list[str] | None) -> None:
         self.stops.append(stop)
         text = self.responses[self.i].content
         for sequence in stop or []:
             text = text.split(sequence)[0]
         self.responses[self.i] = AIMessage(text)
-        result = super()._generate(messages, stop, run_manager, **kwargs)
-        if self.i == 0:
-            self.i = len(self.responses)
-        return result
 
 
 class SpeechArgs(BaseModel):
@@ -84,14 +75,6 @@ def make_tools(ran: list[str]) -> list[StructuredTool]:
         StructuredTool.from_function(nap, name="nap"),
         StructuredTool.from_function(broken, name="text-classification"),
     ]
-
-
-@pytest.fixture
-def image(tmp_path) -> Path:
-    path = tmp_path / "user" / "cat.png"
-    path.parent.mkdir()
-    Image.new("RGB", (8, 8), (220, 10, 10)).save(path)
-    return path
 
 
 def make_agent(turns: list[str], tmp_path, ran=None, **limits):
@@ -268,23 +251,6 @@ def test_parse_step_prefers_what_comes_first_and_cuts_invented_text():
     assert parse_step("Thought: done\nFinal Answer: a cat\nover two lines", tools).answer == "a cat\nover two lines"
     with pytest.raises(ReActParseError, match="must be followed by an 'Action Input:'"):
         parse_step("Action: nap", tools)
-
-
-class PictureExecutor(Executor):
-    """A real executor for two tasks, so the project's generated tools run end to end offline."""
-
-    name = "test-pictures"
-
-    def can_run(self, task: str, model: str | None) -> bool:
-        return task in ("image-to-text", "text-to-speech")
-
-    def run(self, call: TaskCall) -> dict:
-        if call.task.name == "image-to-text":
-            with Image.open(call.args["image"]) as img:  # a local Path resolved by the workspace
-                return {"text": f"a {img.size[0]}x{img.size[1]} red picture"}
-        path = call.workspace.new_path("audio")
-        sf.write(path, np.zeros(800 * len(call.args["text"]), dtype="float32"), 16000)
-        return {"audio": str(path)}
 
 
 def test_with_the_project_tools_and_resource_references(image, tmp_path):

@@ -17,13 +17,11 @@ import io
 import ipaddress
 import os
 import re
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 import pytest
@@ -34,6 +32,7 @@ from hugginggpt.tools import build_tools, get_task
 from hugginggpt.tools.executors.base import Executor, TaskCall
 from hugginggpt.tools.resources import Workspace, public_only
 from hugginggpt.tools.results import envelope
+from tests.http_servers import RouteHandler, serve
 
 PRIVATE = "refusing to download from a private network address"
 MAX_BYTES = 20_000
@@ -53,24 +52,13 @@ PNG = _png()
 # ------------------------------------------------------------------------------ the local server
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(RouteHandler):
     """Each route is one hostile (or, for controls, friendly) server behaviour."""
 
-    hits: list[int] = []  # the port of every request, so a test can prove a server was never reached
+    hits: ClassVar[list[int]] = []  # the port of every request, so a test can prove a server was never reached
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server naming
+    def record(self) -> None:
         self.hits.append(self.server.server_address[1])
-        route = ROUTES.get(self.path.split("?", 1)[0])
-        if route is None:
-            self.send_error(404)
-            return
-        try:
-            route(self)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client hung up on purpose (a limit was hit)
-
-    def log_message(self, *args: Any) -> None:
-        pass
 
     def send(self, status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
         self.send_response(status)
@@ -129,27 +117,18 @@ ROUTES: dict[str, Callable[[Handler], None]] = {
 }
 
 
-def _serve() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+Handler.routes = ROUTES
 
 
 @pytest.fixture(scope="module")
 def server_url() -> Iterator[str]:
-    yield from _serve()
+    yield from serve(Handler)
 
 
 @pytest.fixture(scope="module")
 def internal_url() -> Iterator[str]:
     """A local service the LLM must not reach; it serves a valid image, so only the guard can stop it."""
-    yield from _serve()
+    yield from serve(Handler)
 
 
 def trusting_port(port: int):

@@ -6,11 +6,10 @@ from __future__ import annotations
 import io
 import ipaddress
 import socket
-import threading
 import time
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 from urllib.parse import parse_qs, urlsplit
 
 import numpy as np
@@ -30,6 +29,7 @@ from hugginggpt.tools.resources import (
     public_only,
 )
 from hugginggpt.tools.resources.netguard import checked_addresses
+from tests.http_servers import RouteHandler, serve
 
 
 def _png() -> bytes:
@@ -47,25 +47,13 @@ def _wav() -> bytes:
 PNG, WAV = _png(), _wav()
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(RouteHandler):
     """Routes of the test server; each one is a situation a download must handle."""
 
-    routes: dict[str, Callable[["Handler"], None]] = {}
-    hits: list[str] = []  # every request any test server received, so a test can prove none was made
+    hits: ClassVar[list[str]] = []  # every request any test server received, so a test can prove none was made
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+    def record(self) -> None:
         self.hits.append(f"{self.server.server_address[1]}{self.path}")
-        route = self.routes.get(self.path.split("?", 1)[0])
-        if route is None:
-            self.send_error(404)
-            return
-        try:
-            route(self)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up on purpose (limit or timeout)
-
-    def log_message(self, *args) -> None:
-        pass
 
     def body(self, data: bytes, content_type: str, *, length: bool = True) -> None:
         self.send_response(200)
@@ -118,28 +106,15 @@ Handler.routes = {
 }
 
 
-def _serve() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    httpd.block_on_close = False
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    yield from _serve()
+    yield from serve(Handler)
 
 
 @pytest.fixture(scope="module")
 def internal() -> Iterator[str]:
     """A second local server: the "internal service" a hostile redirect aims at."""
-    yield from _serve()
+    yield from serve(Handler)
 
 
 @pytest.fixture

@@ -6,8 +6,7 @@ remote-only setup does not need.
 
 from __future__ import annotations
 
-from typing import Any
-
+from hugginggpt.lazy import lazy_attributes
 from hugginggpt.tools.executors.base import Executor, TaskCall
 from hugginggpt.tools.executors.hybrid import POLICIES, HybridExecutor, default_executor
 from hugginggpt.tools.executors.remote import RemoteExecutor
@@ -15,11 +14,4 @@ from hugginggpt.tools.executors.remote import RemoteExecutor
 __all__ = ["Executor", "TaskCall", "LocalExecutor", "RemoteExecutor", "HybridExecutor", "POLICIES",
            "default_executor"]
 
-
-def __getattr__(name: str) -> Any:
-    if name == "LocalExecutor":
-        from hugginggpt.tools.executors.local import LocalExecutor
-
-        globals()[name] = LocalExecutor
-        return LocalExecutor
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(__name__, globals(), {"LocalExecutor": "hugginggpt.tools.executors.local"})

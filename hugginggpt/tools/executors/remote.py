@@ -211,6 +211,11 @@ def _is_blob(value: Any) -> bool:
     return isinstance(value, bytes) or hasattr(value, "getpixel")
 
 
+def _best_first(call: TaskCall, items: list[dict], key: str) -> dict:
+    """The envelope of a best-first answer list: the top item's ``key`` as text, the whole list as data."""
+    return envelope(text=items[0][key] if items else "", data=items, task=call.task.name)
+
+
 def _labels_text(items: list[Any]) -> str:
     return ", ".join(f"{item['label']} ({float(item['score']):.2f})" for item in items if "label" in item)
 
@@ -257,7 +262,7 @@ def _data_url(path: Path) -> str:
 @_handles("text-classification")
 def _text_classification(client: InferenceClient, model: str | None, call: TaskCall) -> dict:
     items = _plain(client.text_classification(_required(call, "text"), model=model, top_k=_int(call, "top_k")))
-    return envelope(text=items[0]["label"] if items else "", data=items, task=call.task.name)
+    return _best_first(call, items, "label")
 
 
 @_handles("token-classification")
@@ -285,7 +290,7 @@ def _question_answering(client: InferenceClient, model: str | None, call: TaskCa
 def _zero_shot_classification(client: InferenceClient, model: str | None, call: TaskCall) -> dict:
     items = _plain(client.zero_shot_classification(
         _required(call, "text"), list(_required(call, "candidate_labels")), model=model))
-    return envelope(text=items[0]["label"] if items else "", data=items, task=call.task.name)
+    return _best_first(call, items, "label")
 
 
 @_handles("translation")
@@ -318,7 +323,7 @@ def _text_generation(client: InferenceClient, model: str | None, call: TaskCall)
 @_handles("fill-mask")
 def _fill_mask(client: InferenceClient, model: str | None, call: TaskCall) -> dict:
     items = _plain(client.fill_mask(_required(call, "text"), model=model, top_k=_int(call, "top_k")))
-    return envelope(text=items[0]["sequence"] if items else "", data=items, task=call.task.name)
+    return _best_first(call, items, "sequence")
 
 
 @_handles("sentence-similarity")
@@ -390,7 +395,7 @@ def _zero_shot_image_classification(client: InferenceClient, model: str | None, 
     items = _plain(client.zero_shot_image_classification(
         _media(call, "image"), list(_required(call, "candidate_labels")), model=model))
     items.sort(key=lambda item: -item["score"])
-    return envelope(text=items[0]["label"] if items else "", data=items, task=call.task.name)
+    return _best_first(call, items, "label")
 
 
 @_handles("object-detection")

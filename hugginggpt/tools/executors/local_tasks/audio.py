@@ -6,7 +6,6 @@ from typing import Any
 
 from hugginggpt.errors import TaskError
 from hugginggpt.tools.executors.local_tasks.common import (
-    TaskHandler,
     arg,
     open_audio,
     required,
@@ -14,7 +13,7 @@ from hugginggpt.tools.executors.local_tasks.common import (
     task_name,
     top_label_text,
 )
-from hugginggpt.tools.executors.local_tasks.pipelines import pipeline_loader
+from hugginggpt.tools.executors.local_tasks.pipelines import pipeline_handler
 
 
 def _pipeline_audio(pipe, call) -> dict[str, Any]:
@@ -47,12 +46,8 @@ def text_to_speech(pipe, call) -> dict[str, Any]:
 
 
 HANDLERS = {
-    "automatic-speech-recognition": TaskHandler(
-        "automatic-speech-recognition", pipeline_loader("automatic-speech-recognition"), speech_recognition
-    ),
-    "audio-classification": TaskHandler(
-        "audio-classification", pipeline_loader("audio-classification"), audio_classification
-    ),
-    "text-to-speech": TaskHandler("text-to-audio", pipeline_loader("text-to-audio"), text_to_speech),
-    "text-to-audio": TaskHandler("text-to-audio", pipeline_loader("text-to-audio"), text_to_speech),
+    "automatic-speech-recognition": pipeline_handler("automatic-speech-recognition", speech_recognition),
+    "audio-classification": pipeline_handler("audio-classification", audio_classification),
+    "text-to-speech": pipeline_handler("text-to-audio", text_to_speech),
+    "text-to-audio": pipeline_handler("text-to-audio", text_to_speech),
 }

@@ -5,31 +5,12 @@ The answer is the context span whose start and end logits score highest, as the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from hugginggpt.tools.executors.local_tasks.common import (
-    LoadOptions,
-    TaskHandler,
-    required,
-)
+from hugginggpt.tools.executors.local_tasks.auto_models import LoadedModel, auto_loader
+from hugginggpt.tools.executors.local_tasks.common import TaskHandler, required
 
 MAX_ANSWER_TOKENS = 30
-
-
-@dataclass
-class ExtractiveReader:
-    model: Any
-    tokenizer: Any
-    device: str
-
-
-def load_reader(folder: Path, options: LoadOptions) -> ExtractiveReader:
-    from transformers import AutoModelForQuestionAnswering, AutoTokenizer
-
-    model = AutoModelForQuestionAnswering.from_pretrained(folder, dtype=options.dtype).to(options.device).eval()
-    return ExtractiveReader(model, AutoTokenizer.from_pretrained(folder), options.device)
 
 
 def best_span(start_logits, end_logits, context_mask, max_len: int = MAX_ANSWER_TOKENS) -> tuple[int, int, float]:
@@ -45,11 +26,11 @@ def best_span(start_logits, end_logits, context_mask, max_len: int = MAX_ANSWER_
     return i, j, float(scores[i, j])
 
 
-def answer_question(reader: ExtractiveReader, call) -> dict[str, Any]:
+def answer_question(reader: LoadedModel, call) -> dict[str, Any]:
     import torch
 
     question, context = required(call, "question"), required(call, "context")
-    enc = reader.tokenizer(question, context, return_tensors="pt", truncation="only_second",
+    enc = reader.processor(question, context, return_tensors="pt", truncation="only_second",
                            return_offsets_mapping=True)
     offsets = enc.pop("offset_mapping")[0]
     context_mask = torch.tensor([seq_id == 1 for seq_id in enc.sequence_ids(0)])
@@ -61,4 +42,8 @@ def answer_question(reader: ExtractiveReader, call) -> dict[str, Any]:
     return {"text": answer, "data": {"answer": answer, "score": score, "start": begin, "end": end}}
 
 
-HANDLERS = {"question-answering": TaskHandler("extractive-qa", load_reader, answer_question)}
+HANDLERS = {
+    "question-answering": TaskHandler(
+        "extractive-qa", auto_loader("AutoModelForQuestionAnswering", "AutoTokenizer"), answer_question
+    )
+}

@@ -14,7 +14,7 @@ from hugginggpt.tools.executors.local_tasks.common import (
     open_image,
     required,
 )
-from hugginggpt.tools.executors.local_tasks.pipelines import pipeline_loader
+from hugginggpt.tools.executors.local_tasks.pipelines import pipeline_handler
 
 DESCRIBE_PROMPT = "Describe this image in one sentence."
 
@@ -77,13 +77,7 @@ def document_question_answering(pipe, call) -> dict[str, Any]:
 
 HANDLERS = {
     "image-to-text": TaskHandler("captioner", load_captioner, image_to_text),
-    "image-text-to-text": TaskHandler(
-        "image-text-to-text", pipeline_loader("image-text-to-text"), image_text_to_text
-    ),
-    "visual-question-answering": TaskHandler(
-        "image-text-to-text", pipeline_loader("image-text-to-text"), visual_question_answering
-    ),
-    "document-question-answering": TaskHandler(
-        "document-question-answering", pipeline_loader("document-question-answering"), document_question_answering
-    ),
+    "image-text-to-text": pipeline_handler("image-text-to-text", image_text_to_text),
+    "visual-question-answering": pipeline_handler("image-text-to-text", visual_question_answering),
+    "document-question-answering": pipeline_handler("document-question-answering", document_question_answering),
 }

@@ -17,7 +17,7 @@ from hugginggpt.tools.executors.local_tasks.common import (
     task_name,
     top_label_text,
 )
-from hugginggpt.tools.executors.local_tasks.pipelines import pipeline_loader
+from hugginggpt.tools.executors.local_tasks.pipelines import pipeline_handler
 
 
 def _labels_result(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -144,25 +144,13 @@ def conversational(pipe, call) -> dict[str, Any]:
 
 
 HANDLERS: dict[str, TaskHandler] = {
-    "text-classification": TaskHandler(
-        "text-classification", pipeline_loader("text-classification"), text_classification
-    ),
-    "token-classification": TaskHandler(
-        "token-classification", pipeline_loader("token-classification"), token_classification
-    ),
-    "table-question-answering": TaskHandler(
-        "table-question-answering", pipeline_loader("table-question-answering"), table_question_answering
-    ),
-    "zero-shot-classification": TaskHandler(
-        "zero-shot-classification", pipeline_loader("zero-shot-classification"), zero_shot_classification
-    ),
-    "fill-mask": TaskHandler("fill-mask", pipeline_loader("fill-mask"), fill_mask),
-    "feature-extraction": TaskHandler(
-        "feature-extraction", pipeline_loader("feature-extraction"), feature_extraction
-    ),
-    "sentence-similarity": TaskHandler(
-        "feature-extraction", pipeline_loader("feature-extraction"), sentence_similarity
-    ),
-    "text-generation": TaskHandler("text-generation", pipeline_loader("text-generation"), text_generation),
-    "conversational": TaskHandler("text-generation", pipeline_loader("text-generation"), conversational),
+    "text-classification": pipeline_handler("text-classification", text_classification),
+    "token-classification": pipeline_handler("token-classification", token_classification),
+    "table-question-answering": pipeline_handler("table-question-answering", table_question_answering),
+    "zero-shot-classification": pipeline_handler("zero-shot-classification", zero_shot_classification),
+    "fill-mask": pipeline_handler("fill-mask", fill_mask),
+    "feature-extraction": pipeline_handler("feature-extraction", feature_extraction),
+    "sentence-similarity": pipeline_handler("feature-extraction", sentence_similarity),
+    "text-generation": pipeline_handler("text-generation", text_generation),
+    "conversational": pipeline_handler("text-generation", conversational),
 }

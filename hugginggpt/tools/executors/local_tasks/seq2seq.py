@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
+from hugginggpt.tools.executors.local_tasks.auto_models import LoadedModel, auto_loader
 from hugginggpt.tools.executors.local_tasks.common import (
-    LoadOptions,
     TaskHandler,
     arg,
     required,
@@ -17,21 +15,7 @@ from hugginggpt.tools.executors.local_tasks.common import (
 LANGUAGE_NAMES = {"en": "English", "fr": "French", "de": "German", "ro": "Romanian", "es": "Spanish"}
 
 
-@dataclass
-class Seq2SeqModel:
-    model: Any
-    tokenizer: Any
-    device: str
-
-
-def load_seq2seq(folder: Path, options: LoadOptions) -> Seq2SeqModel:
-    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
-
-    model = AutoModelForSeq2SeqLM.from_pretrained(folder, dtype=options.dtype).to(options.device).eval()
-    return Seq2SeqModel(model, AutoTokenizer.from_pretrained(folder), options.device)
-
-
-def _prefix(bundle: Seq2SeqModel, task: str, src: str | None, tgt: str | None) -> str:
+def _prefix(bundle: LoadedModel, task: str, src: str | None, tgt: str | None) -> str:
     """The task prefix T5-style checkpoints expect (from their config), or the T5 translation phrase."""
     params = getattr(bundle.model.config, "task_specific_params", None) or {}
     if task == "translation" and src and tgt:
@@ -47,9 +31,9 @@ def _prefix(bundle: Seq2SeqModel, task: str, src: str | None, tgt: str | None) -
     return ""
 
 
-def _forced_target(bundle: Seq2SeqModel, src: str | None, tgt: str | None) -> dict[str, Any]:
+def _forced_target(bundle: LoadedModel, src: str | None, tgt: str | None) -> dict[str, Any]:
     """Multilingual tokenizers (mBART, NLLB, M2M100) take language codes as special tokens."""
-    tokenizer = bundle.tokenizer
+    tokenizer = bundle.processor
     if src and hasattr(tokenizer, "src_lang"):
         tokenizer.src_lang = src
     if tgt and hasattr(tokenizer, "tgt_lang"):
@@ -60,20 +44,20 @@ def _forced_target(bundle: Seq2SeqModel, src: str | None, tgt: str | None) -> di
     return {}
 
 
-def generate_text(bundle: Seq2SeqModel, call) -> dict[str, Any]:
+def generate_text(bundle: LoadedModel, call) -> dict[str, Any]:
     import torch
 
     task = task_name(call)
     src, tgt = arg(call, "src_lang"), arg(call, "tgt_lang")
     extra = _forced_target(bundle, src, tgt) if task == "translation" else {}
     text = _prefix(bundle, task, src, tgt) + required(call, "text")
-    inputs = bundle.tokenizer(text, return_tensors="pt", truncation=True).to(bundle.device)
+    inputs = bundle.processor(text, return_tensors="pt", truncation=True).to(bundle.device)
     with torch.inference_mode():
         ids = bundle.model.generate(**inputs, max_new_tokens=int(arg(call, "max_new_tokens", 128)), **extra)
-    return {"text": bundle.tokenizer.decode(ids[0], skip_special_tokens=True).strip()}
+    return {"text": bundle.processor.decode(ids[0], skip_special_tokens=True).strip()}
 
 
 HANDLERS = {
-    task: TaskHandler("seq2seq", load_seq2seq, generate_text)
+    task: TaskHandler("seq2seq", auto_loader("AutoModelForSeq2SeqLM", "AutoTokenizer"), generate_text)
     for task in ("summarization", "translation", "text2text-generation")
 }

@@ -15,7 +15,7 @@ from hugginggpt.tools.executors.local_tasks.common import (
     scored_labels,
     top_label_text,
 )
-from hugginggpt.tools.executors.local_tasks.pipelines import pipeline_loader
+from hugginggpt.tools.executors.local_tasks.pipelines import pipeline_handler
 from hugginggpt.tools.executors.local_tasks.video_frames import read_frames
 
 DEFAULT_FRAMES = 16  # VideoMAE's clip length, for models whose config does not say
@@ -62,7 +62,5 @@ def video_text_to_text(pipe, call) -> dict[str, Any]:
 
 HANDLERS = {
     "video-classification": TaskHandler("video-classification", load_video_classifier, video_classification),
-    "video-text-to-text": TaskHandler(
-        "image-text-to-text", pipeline_loader("image-text-to-text"), video_text_to_text
-    ),
+    "video-text-to-text": pipeline_handler("image-text-to-text", video_text_to_text),
 }

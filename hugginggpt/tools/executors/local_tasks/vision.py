@@ -7,7 +7,6 @@ from typing import Any
 import numpy as np
 
 from hugginggpt.tools.executors.local_tasks.common import (
-    TaskHandler,
     arg,
     as_list,
     jsonable,
@@ -17,7 +16,7 @@ from hugginggpt.tools.executors.local_tasks.common import (
     top_label_text,
 )
 from hugginggpt.tools.executors.local_tasks.drawing import draw_boxes, overlay_masks
-from hugginggpt.tools.executors.local_tasks.pipelines import pipeline_loader
+from hugginggpt.tools.executors.local_tasks.pipelines import pipeline_handler
 
 
 def _save(image, call) -> str:
@@ -103,17 +102,13 @@ def image_feature_extraction(pipe, call) -> dict[str, Any]:
     return {"data": jsonable(pipe(open_image(call))[0])}
 
 
-def _pipe(task: str, infer) -> TaskHandler:
-    return TaskHandler(task, pipeline_loader(task), infer)
-
-
 HANDLERS = {
-    "image-classification": _pipe("image-classification", image_classification),
-    "zero-shot-image-classification": _pipe("zero-shot-image-classification", zero_shot_image_classification),
-    "object-detection": _pipe("object-detection", object_detection),
-    "zero-shot-object-detection": _pipe("zero-shot-object-detection", zero_shot_object_detection),
-    "image-segmentation": _pipe("image-segmentation", image_segmentation),
-    "depth-estimation": _pipe("depth-estimation", depth_estimation),
-    "mask-generation": _pipe("mask-generation", mask_generation),
-    "image-feature-extraction": _pipe("image-feature-extraction", image_feature_extraction),
+    "image-classification": pipeline_handler("image-classification", image_classification),
+    "zero-shot-image-classification": pipeline_handler("zero-shot-image-classification", zero_shot_image_classification),
+    "object-detection": pipeline_handler("object-detection", object_detection),
+    "zero-shot-object-detection": pipeline_handler("zero-shot-object-detection", zero_shot_object_detection),
+    "image-segmentation": pipeline_handler("image-segmentation", image_segmentation),
+    "depth-estimation": pipeline_handler("depth-estimation", depth_estimation),
+    "mask-generation": pipeline_handler("mask-generation", mask_generation),
+    "image-feature-extraction": pipeline_handler("image-feature-extraction", image_feature_extraction),
 }
