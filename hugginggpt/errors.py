@@ -60,6 +60,10 @@ class RemoteInferenceError(TaskError):
         super().__init__(task, cause)
 
 
+class AgentInputError(HuggingGPTError, TypeError):
+    """An agent was given something other than a string or ``{"input": str, ...}``."""
+
+
 class PlanError(HuggingGPTError):
     """A task plan that cannot be repaired."""
 

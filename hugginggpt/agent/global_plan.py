@@ -37,23 +37,13 @@ from hugginggpt.agent.planning import (
     Structured,
     aplan_request,
 )
+from hugginggpt.agent.request import AgentRequest
 from hugginggpt.agent.response import arespond, known_files, response_messages
 from hugginggpt.agent.scheduler import Scheduler
 from hugginggpt.agent.selection import ModelSelector
 from hugginggpt.agent.trace import Trace, UsageCounter
-from hugginggpt.errors import HuggingGPTError
 
 AgentInput = dict[str, Any] | str
-
-
-def normalise_input(value: AgentInput) -> dict[str, Any]:
-    """``{"input", "chat_history", "files"}`` from a plain string or a dict."""
-    if isinstance(value, str):
-        return {"input": value, "chat_history": [], "files": []}
-    if not isinstance(value, dict) or not isinstance(value.get("input"), str):
-        raise HuggingGPTError("the agent's input must be a string or a dict with an 'input' string")
-    return {"input": value["input"], "chat_history": list(value.get("chat_history") or []),
-            "files": [str(f) for f in value.get("files") or []]}
 
 
 class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
@@ -116,12 +106,6 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
             self._constrained = ConstrainedCache(self.llm, self.structured)
         return self._constrained
 
-    def _workspace(self, files: list[str]) -> Any:
-        from hugginggpt.tools.resources import Workspace, new_run_id
-
-        root = self.workspace_root / new_run_id() if self.workspace_root is not None else None
-        return Workspace(root, inputs=files)
-
     # ------------------------------------------------------------ planning only
 
     async def aplan(self, input: str, chat_history: list[Any] | None = None, *, files: list[str] | None = None,
@@ -142,7 +126,7 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
 
     async def ainvoke(self, input: AgentInput, config: RunnableConfig | None = None, **kwargs: Any) -> dict[str, Any]:
         """The run without a consumer in between: events still go to the trace, nothing is queued."""
-        return await self._run(normalise_input(input), ensure_config(config), None)
+        return await self._run(AgentRequest.parse(input), ensure_config(config), None)
 
     def stream(self, input: AgentInput, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[dict[str, Any]]:
         """Stage events as they happen, then ``{"event": "final", "output": ...}``."""
@@ -156,7 +140,7 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
         so each event costs one queue hand-off (no per-event task or ``asyncio.wait``).
         """
         events: asyncio.Queue[Any] = asyncio.Queue()
-        runner = asyncio.create_task(self._run(normalise_input(input), ensure_config(config), events))
+        runner = asyncio.create_task(self._run(AgentRequest.parse(input), ensure_config(config), events))
         runner.add_done_callback(lambda _: events.put_nowait(ev.END))
         try:
             while (event := await events.get()) is not ev.END:
@@ -172,7 +156,7 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
 
     # ------------------------------------------------------------ the run
 
-    async def _run(self, request: dict[str, Any], config: RunnableConfig,
+    async def _run(self, request: AgentRequest, config: RunnableConfig,
                    events: asyncio.Queue | None) -> dict[str, Any]:
         """One request; stage events go to the trace and, when streaming, to ``events``."""
         usage = UsageCounter()
@@ -181,12 +165,12 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
         run_manager = await manager.on_chain_start(None, request, name=config.get("run_name") or self.get_name(),
                                                    run_id=config.get("run_id"))
         try:
-            workspace = self._workspace(request["files"])
+            workspace = request.new_workspace(self.workspace_root)
         except BaseException as exc:  # e.g. an input file that does not exist: no folder for a trace
             await run_manager.on_chain_error(exc)
             raise
-        trace = Trace(Path(workspace.root) / "trace.json", agent=self.get_name(), input=request["input"],
-                      chat_history=request["chat_history"], files=request["files"])
+        trace = Trace(Path(workspace.root) / "trace.json", agent=self.get_name(), input=request.input,
+                      chat_history=request.chat_history, files=request.files)
         sink = ev.EventSink(trace, events)
 
         def child(tag: str) -> RunnableConfig:
@@ -207,12 +191,12 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
         sink(ev.FINAL, output=output)
         return output
 
-    async def _stages(self, request: dict[str, Any], workspace: Any, trace: Trace, sink: ev.EventSink,
+    async def _stages(self, request: AgentRequest, workspace: Any, trace: Trace, sink: ev.EventSink,
                       child: Any) -> dict[str, Any]:
         tasks = self.task_infos
         started = time.perf_counter()
-        planned = await aplan_request(self.llm, tasks, request["input"], chat_history=request["chat_history"],
-                                      files=request["files"], history_tokens=self.history_tokens,
+        planned = await aplan_request(self.llm, tasks, request.input, chat_history=request.chat_history,
+                                      files=request.files, history_tokens=self.history_tokens,
                                       structured=self.structured, config=child("plan"), trace=trace,
                                       constrained=self.constrained)
         trace.timing("plan", time.perf_counter() - started)
@@ -226,7 +210,7 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
         selector = ModelSelector(self.llm, self.catalog if plan.tasks else None, top_k=self.top_k,
                                  structured=self.structured, trace=trace, constrained=self.constrained,
                                  runnable=self._tool_can_run)
-        selections = await selector.select(request["input"], plan, tasks, child("selection"))
+        selections = await selector.select(request.input, plan, tasks, child("selection"))
         trace.timing("selection", time.perf_counter() - started)
         trace.set("selections", selections)
         sink(ev.SELECTION, selections=selections)
@@ -239,9 +223,9 @@ class GlobalPlanAgent(Runnable[AgentInput, dict[str, Any]]):
         output["results"] = outcomes
 
         started = time.perf_counter()
-        messages = response_messages(request["input"], plan, selections, outcomes,
-                                     chat_history=request["chat_history"], history_tokens=self.history_tokens)
-        files = known_files(outcomes, request["files"])
+        messages = response_messages(request.input, plan, selections, outcomes,
+                                     chat_history=request.chat_history, history_tokens=self.history_tokens)
+        files = known_files(outcomes, request.files)
         answer, invented = await arespond(self.llm, messages, files, child("response"), trace, outcomes=outcomes)
         trace.timing("response", time.perf_counter() - started)
         trace.set("invented_paths", invented)

@@ -8,45 +8,18 @@ import asyncio
 import queue
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, convert_to_messages
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config, merge_configs
 from langchain_core.tools import BaseTool
 
+from hugginggpt.agent.request import AgentRequest
 from hugginggpt.agent.tool_trace import Budget, RunLimits, ToolTrace
 from hugginggpt.agent.trace import Trace, UsageCounter
-from hugginggpt.tools.resources import Workspace, new_run_id
-
-
-@dataclass
-class AgentRequest:
-    """The contract's input, normalised: the request, earlier messages, user files."""
-
-    input: str
-    chat_history: list[BaseMessage] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
-
-    @classmethod
-    def parse(cls, value: Any) -> "AgentRequest":
-        if isinstance(value, str):
-            return cls(input=value)
-        if not isinstance(value, dict) or not isinstance(value.get("input"), str):
-            raise TypeError('agent input must be a string or {"input": str, "chat_history": [...], "files": [...]}')
-        history = convert_to_messages(value.get("chat_history") or [])
-        files = [str(f) for f in value.get("files") or []]
-        return cls(input=value["input"], chat_history=list(history), files=files)
-
-    def user_text(self) -> str:
-        """The request as the LLM reads it: the files it may pass to tools are listed after it."""
-        if not self.files:
-            return self.input
-        listed = "\n".join(f"- {f}" for f in self.files)
-        return f"{self.input}\n\nFiles provided by the user:\n{listed}"
 
 
 class AgentRun:
@@ -54,8 +27,7 @@ class AgentRun:
 
     def __init__(self, agent: str, request: AgentRequest, limits: RunLimits, *,
                  workspace_root: str | Path | None, sink: Callable[[dict], None], config: RunnableConfig | None):
-        root = Path(workspace_root) / new_run_id() if workspace_root is not None else None
-        self.workspace = Workspace(root=root, inputs=request.files)
+        self.workspace = request.new_workspace(workspace_root)
         self.request = request
         self.usage = UsageCounter()
         self.budget = Budget(limits)

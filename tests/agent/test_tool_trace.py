@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, Field
 
-from hugginggpt.agent.tool_loop import AgentRequest
+from hugginggpt.agent.request import AgentRequest
 from hugginggpt.agent.tool_trace import (
     Budget,
     RunLimits,
@@ -198,3 +198,20 @@ def test_resource_references_resolve_to_earlier_outputs():
                         "list": ["a cat"], "missing": "<resource>-2", "n": 3}
     step = trace.start("image-classification", trace.resolve_references({"image": "<resource>-0"}))
     assert step.node() == {"task": "image-classification", "id": 3, "dep": [0], "args": {"image": "<resource>-0"}}
+
+
+def test_every_agent_reads_its_input_the_same_way(tmp_path):
+    """One parser for the contract's input: the global-plan agent rejects what the tool-loop agents do."""
+    from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+
+    from hugginggpt.agent import GlobalPlanAgent
+    from hugginggpt.errors import AgentInputError, HuggingGPTError
+
+    agent = GlobalPlanAgent(FakeMessagesListChatModel(responses=[]), tools=[], workspace_root=tmp_path)
+    with pytest.raises(AgentInputError, match="agent input must be") as caught:
+        agent.invoke({"question": "hi"})
+    assert isinstance(caught.value, HuggingGPTError) and isinstance(caught.value, TypeError)
+    picture = tmp_path / "x.png"
+    picture.write_bytes(b"png")
+    workspace = AgentRequest.parse({"input": "hi", "files": [str(picture)]}).new_workspace(tmp_path / "runs")
+    assert workspace.root.parent == tmp_path / "runs" and workspace.is_allowed(picture)

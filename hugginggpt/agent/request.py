@@ -1,0 +1,45 @@
+"""One request to an agent, as every agent reads it: the agent contract's input, normalised, and the
+run folder it gets (docs/ARCHITECTURE.md, "Agent contract")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import BaseMessage, convert_to_messages
+
+from hugginggpt.errors import AgentInputError
+from hugginggpt.tools.resources import Workspace, new_run_id
+
+
+@dataclass
+class AgentRequest:
+    """The contract's input, normalised: the request, earlier messages, user files."""
+
+    input: str
+    chat_history: list[BaseMessage] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+    @classmethod
+    def parse(cls, value: Any) -> "AgentRequest":
+        if isinstance(value, str):
+            return cls(input=value)
+        if not isinstance(value, dict) or not isinstance(value.get("input"), str):
+            raise AgentInputError('agent input must be a string or {"input": str, "chat_history": [...], "files": [...]}')
+        history = convert_to_messages(value.get("chat_history") or [])
+        files = [str(f) for f in value.get("files") or []]
+        return cls(input=value["input"], chat_history=list(history), files=files)
+
+    def user_text(self) -> str:
+        """The request as the LLM reads it: the files it may pass to tools are listed after it."""
+        if not self.files:
+            return self.input
+        listed = "\n".join(f"- {f}" for f in self.files)
+        return f"{self.input}\n\nFiles provided by the user:\n{listed}"
+
+    def new_workspace(self, parent: str | Path | None = None) -> Workspace:
+        """A fresh run folder under ``parent`` (default: ``$HUGGINGGPT_HOME``) where the request's
+        files are the allowed inputs."""
+        root = Path(parent) / new_run_id() if parent is not None else None
+        return Workspace(root, inputs=self.files)
