@@ -13,9 +13,11 @@ from pathlib import Path
 
 from _stubs import ROOT, StubLLM, critical_path_length, print_table, summarize, text_plan, timed_tools, write_result
 
+from tests.shared import shared_path
+
 TOOL_LATENCY_S = 0.2
 TARGET = 1.05
-DATA = ROOT.parent / ".." / "shared" / "taskbench"
+DATA = shared_path("taskbench")
 
 
 def dataset_shapes(data_dir: Path) -> list[list[list[int]]]:

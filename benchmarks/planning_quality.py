@@ -5,7 +5,12 @@ format (``hugginggpt.eval.mapping``) and scores it exactly as TaskBench's ``eval
 (``hugginggpt.eval.scoring``). The agent sees the tasks that the domain's 23 tools map to, as
 TaskBench's own prompt does. Writes ``benchmarks/results/planning_quality-<label>.json``.
 
-    python benchmarks/planning_quality.py --model qwen2.5-coder-1.5b --start 0 --end 40 --label dev
+    python benchmarks/planning_quality.py --model qwen2.5-coder-1.5b --split dev --per-type 12 --label dev
+
+``--split dev --per-type N --offset K``: from the fixed split (``hugginggpt.eval.splits``), N samples
+of each graph type, the (K+1)-th to (K+N)-th in the split's hash order: stratified, reproducible dev
+slices for trying one change at a time. Tune on ``dev`` only; ``test`` is for the reported figures
+(``hugginggpt compare --split test``).
 
 Slow on a CPU (5-20 s per request): keep slices small, and run one model at a time.
 """
@@ -15,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,9 +35,9 @@ from hugginggpt.eval.mapping import TaskBenchMapping  # noqa: E402
 from hugginggpt.eval.scoring import METRICS, score  # noqa: E402
 from hugginggpt.eval.taskbench import load_taskbench  # noqa: E402
 from hugginggpt.llm import load_llm  # noqa: E402
+from tests.shared import fetch_shared_model, shared_path  # noqa: E402
 
-TASKBENCH = Path("/work/shared/taskbench")
-FETCH_GGUF = Path("/work/shared/models/fetch-gguf")
+TASKBENCH = shared_path("taskbench")
 GROUPS = ["overall_overall", "single_overall", "chain_overall", "dag_overall"]
 
 
@@ -41,8 +45,7 @@ def gguf_path(model: str) -> str:
     """A .gguf path as given, or the cached file the shared ``fetch-gguf`` script prints last."""
     if model.endswith(".gguf"):
         return model
-    out = subprocess.run([str(FETCH_GGUF), model], capture_output=True, text=True, check=True).stdout
-    return out.strip().splitlines()[-1]
+    return str(fetch_shared_model(model, script="fetch-gguf"))
 
 
 async def plan_slice(agent: GlobalPlanAgent, samples: list[Any], mapping: TaskBenchMapping,
@@ -80,6 +83,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--start", type=int, default=0)
     parser.add_argument("--end", type=int, default=40)
     parser.add_argument("--label", default="dev")
+    parser.add_argument("--split", choices=["dev", "test"], default=None,
+                        help="take stratified samples from this part of the fixed split instead of --start/--end")
+    parser.add_argument("--per-type", type=int, default=12, help="with --split: samples per graph type")
+    parser.add_argument("--offset", type=int, default=0, help="with --split: skip this many per graph type")
+    parser.add_argument("--types", default="single,chain,dag", help="with --split: graph types, in this order")
+    parser.add_argument("--out", default=None, help="result file (default benchmarks/results/planning_quality-LABEL.json)")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--n-ctx", type=int, default=4096)
     parser.add_argument("--temperature", type=float, default=0.2)
@@ -90,10 +99,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     mapping = TaskBenchMapping(dataset.tools)
     tasks = [mapping.to_task(tool) for tool in dataset.tools if mapping.to_task(tool)]
     samples = dataset.samples[args.start:args.end]
+    if args.split:
+        from hugginggpt.eval.splits import split_ids, split_key
+
+        wanted = set(split_ids(dataset.samples)[args.split])
+        samples = []
+        for graph_type in args.types.split(","):
+            of_type = sorted((s for s in dataset.samples if s.id in wanted and s.type == graph_type),
+                             key=lambda s: split_key(s.id))
+            samples += of_type[args.offset:args.offset + args.per_type]
     args.model_file = gguf_path(args.model)
     llm = load_llm("gguf:" + args.model_file, temperature=args.temperature, n_threads=args.threads,
                    n_ctx=args.n_ctx)
-    out = ROOT / "benchmarks" / "results" / f"planning_quality-{args.label}.json"
+    out = Path(args.out) if args.out else ROOT / "benchmarks" / "results" / f"planning_quality-{args.label}.json"
     started = time.perf_counter()
 
     def save(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -119,13 +137,22 @@ def summarise(dataset: Any, rows: list[dict[str, Any]], args: argparse.Namespace
     prompt_tokens = [r["harness"]["usage"].get("prompt_tokens", 0) for r in rows if r["harness"]["usage"]]
     return {
         "model": Path(args.model_file).name,
-        "slice": [args.start, args.end],
+        "slice": ({"split": args.split, "per_type": args.per_type, "offset": args.offset} if args.split
+                  else [args.start, args.end]),
+        "median_seconds": _median([r["harness"]["seconds"] for r in rows]),
+        "llm_calls": round(sum(len(r["harness"]["raw"]) for r in rows) / max(len(rows), 1), 3),
         "requests": len(rows),
         "errors": sum(1 for r in rows if r["harness"]["error"]),
         "mean_seconds": round(elapsed / max(len(rows), 1), 2),
         "mean_prompt_tokens": round(sum(prompt_tokens) / max(len(prompt_tokens), 1), 1),
         "scores": {g: {m: _round(getattr(s, m)) for m in METRICS} for g, s in scores.items()},
     }
+
+
+def _median(values: list[float]) -> float | None:
+    import statistics
+
+    return round(statistics.median(values), 3) if values else None
 
 
 def _round(value: float | None) -> float | None:

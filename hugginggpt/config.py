@@ -17,10 +17,12 @@ Secrets never go in it: API keys are read from the environment by the providers 
 from __future__ import annotations
 
 import os
+import stat
 import tomllib
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from hugginggpt.errors import ConfigError
 
@@ -92,14 +94,25 @@ def read_config_file(path: str | Path | None = None) -> dict[str, Any]:
     if path is None:
         path, explicit = config_path()
     path = Path(path)
-    if not path.is_file():
+    source = " (set by HUGGINGGPT_CONFIG)" if explicit else ""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
         if explicit:
-            raise ConfigError(f"config file {path} does not exist (set by HUGGINGGPT_CONFIG)")
+            raise ConfigError(f"config file {path} does not exist{source}") from None
         return {}
+    except OSError as exc:
+        raise ConfigError(f"config file {path}: {exc.strerror or exc}{source}") from None
+    if stat.S_ISDIR(mode):
+        raise ConfigError(f"config file {path} is a folder, not a file{source}")
+    if not stat.S_ISREG(mode):
+        raise ConfigError(f"config file {path} is not a regular file (a FIFO, socket or device){source}")
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+    except OSError as exc:
+        raise ConfigError(f"config file {path}: cannot read it: {exc.strerror or exc}{source}") from None
     known = {f.name for f in fields(Settings)}
     unknown = sorted(set(data) - known)
     if unknown:
@@ -129,4 +142,40 @@ def load_settings(**overrides: Any) -> Settings:
     for name, choices in _CHOICES.items():
         if name in values and values[name] not in choices:
             raise ConfigError(f"{name} must be one of {', '.join(choices)}, got {values[name]!r}")
-    return replace(Settings(), **values)
+    settings = replace(Settings(), **values)
+    check_places(settings)
+    return settings
+
+
+def _where(name: str) -> str:
+    """How a user sets ``name``: ``trace_dir (--trace-dir, HUGGINGGPT_TRACE_DIR)``."""
+    return f"{name} (--{name.replace('_', '-')}, {ENV_VARS[name]})"
+
+
+def check_places(settings: Settings) -> None:
+    """One ``ConfigError`` line, naming the setting and the cause, for an endpoint that is not an
+    http(s) URL and for a runs folder (``trace_dir``, ``HUGGINGGPT_HOME``) that cannot be one."""
+    if settings.endpoint and urlsplit(settings.endpoint).scheme.lower() not in ("http", "https"):
+        raise ConfigError(f"{_where('endpoint')} must be an http(s) URL, got {settings.endpoint!r}")
+    if settings.trace_dir:
+        check_folder(_where("trace_dir"), settings.trace_dir)
+    if os.environ.get("HUGGINGGPT_HOME"):
+        check_folder("HUGGINGGPT_HOME", os.environ["HUGGINGGPT_HOME"])
+
+
+def check_folder(setting: str, value: str) -> None:
+    """``value`` is a folder, or one can be made there: its nearest existing ancestor is a writable
+    folder. Nothing is created."""
+    path = Path(value).expanduser()
+    probe = path
+    try:
+        while not probe.exists() and probe.parent != probe:
+            probe = probe.parent
+        is_folder = probe.is_dir()
+    except OSError as exc:
+        raise ConfigError(f"{setting} {value!r}: {exc.strerror or exc}") from None
+    if not is_folder:
+        cause = "is a file" if probe == path else f"cannot be made: {probe} is a file, not a folder"
+        raise ConfigError(f"{setting} {value!r} {cause}")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise ConfigError(f"{setting} {value!r}: {probe} is not writable")

@@ -240,6 +240,16 @@ def _text_to_image(inputs: Any, params: dict) -> bytes:
     return buffer.getvalue()
 
 
+def _image_to_image(inputs: Any, params: dict) -> bytes:
+    """The input image's size, filled with the colour the prompt names (grey when it names none)."""
+    size = Image.open(io.BytesIO(_media_bytes(inputs))).size
+    prompt = str(params.get("prompt") or "").lower()
+    color = next((rgb for name, rgb in COLORS.items() if name in prompt), (128, 128, 128))
+    buffer = io.BytesIO()
+    Image.new("RGB", size, color).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
 def _text_to_speech(inputs: Any, params: dict) -> bytes:
     """A 440 Hz tone lasting 0.05 s per word (16 kHz mono WAV)."""
     rate, seconds = 16000, 0.05 * len(inputs.split())
@@ -279,10 +289,11 @@ ANSWERS = {
     "object-detection": _object_detection,
     "automatic-speech-recognition": _speech_recognition,
     "text-to-image": _text_to_image,
+    "image-to-image": _image_to_image,
     "text-to-speech": _text_to_speech,
     "feature-extraction": _feature_extraction,
 }
-MEDIA_ANSWERS = {"text-to-image": "image/png", "text-to-speech": "audio/wav"}
+MEDIA_ANSWERS = {"text-to-image": "image/png", "image-to-image": "image/png", "text-to-speech": "audio/wav"}
 
 
 def _answer(task: str, body: bytes, content_type: str) -> tuple[int, bytes, str]:

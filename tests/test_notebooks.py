@@ -7,18 +7,18 @@ files behind the outputs too: the agent's trace, the comparison's predictions, t
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.shared import gguf_or_skip, shared_path
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = REPO / "notebooks"
-SHARED = REPO.parent / "shared"
-TASKBENCH = SHARED / "taskbench"
+TASKBENCH = shared_path("taskbench")
 CELL_TIMEOUT = 300
 
 
@@ -102,14 +102,7 @@ def test_quickstart_runs_the_tools_and_the_agent_with_the_scripted_llm(notebook_
 
 
 def _smollm_gguf() -> str:
-    pytest.importorskip("llama_cpp")
-    fetch = SHARED / "models" / "fetch-gguf"
-    if not fetch.is_file():
-        pytest.skip(f"{fetch} not found")
-    done = subprocess.run([str(fetch), "smollm2-135m"], capture_output=True, text=True, timeout=600)
-    if done.returncode != 0 or not done.stdout.strip():
-        pytest.skip(f"fetch-gguf smollm2-135m failed: {done.stderr.strip()[-200:]}")
-    return done.stdout.strip().splitlines()[-1]
+    return gguf_or_skip("smollm2-135m")
 
 
 @pytest.mark.slow

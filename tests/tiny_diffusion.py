@@ -7,7 +7,7 @@ component) that ``diffusers`` loads exactly like a Hub checkpoint. Images are no
 
     folder = tiny_pipeline_path("text-to-image")   # built once per process, removed at exit
 
-``PIPELINE_TASKS`` lists the tasks; ``IMAGE_SIZE`` is the side of the square images they generate.
+``PIPELINE_TASKS`` lists what can be built (tasks, plus ``controlnet`` and ``controlnet-pipeline``); ``IMAGE_SIZE`` is the side of the square images they generate.
 """
 
 from __future__ import annotations
@@ -128,11 +128,48 @@ def _text_to_video(folder: Path) -> Path:
                  folder)
 
 
+def _tiny_controlnet():
+    """A ControlNet beside the tiny UNet: same blocks, a condition embedding that halves the map to latents."""
+    from diffusers import ControlNetModel
+
+    import torch
+
+    sizes = {key: value for key, value in CONDITIONAL_UNET_SIZES.items() if key not in ("sample_size", "out_channels")}
+    controlnet = ControlNetModel(
+        **sizes, down_block_types=("DownBlock2D", "CrossAttnDownBlock2D"),
+        conditioning_embedding_out_channels=(8, 16),
+    )
+    # A new ControlNet's "zero convolutions" start at zero, so the map would change nothing: give them weights.
+    zero_convs = [*controlnet.controlnet_down_blocks, controlnet.controlnet_mid_block,
+                  controlnet.controlnet_cond_embedding.conv_out]
+    with torch.no_grad():
+        for conv in zero_convs:
+            conv.weight.normal_(std=0.3)
+    return controlnet
+
+
+def _controlnet_pipeline(folder: Path) -> Path:
+    """A whole StableDiffusionControlNetPipeline folder (model_index.json with a controlnet component)."""
+    from diffusers import StableDiffusionControlNetPipeline
+
+    return _save(StableDiffusionControlNetPipeline(**_stable_diffusion_parts(), controlnet=_tiny_controlnet()),
+                 folder)
+
+
+def _controlnet_model(folder: Path) -> Path:
+    """A ControlNet alone, as the Hub ships lllyasviel/sd-controlnet-*: config.json + weights, no base."""
+    folder.mkdir(parents=True, exist_ok=True)
+    _tiny_controlnet().save_pretrained(folder, safe_serialization=True)
+    return folder
+
+
 BUILDERS: dict[str, Callable[[Path], Path]] = {
     "text-to-image": _text_to_image,
     "image-to-image": _image_to_image,
     "unconditional-image-generation": _unconditional,
     "text-to-video": _text_to_video,
+    "controlnet-pipeline": _controlnet_pipeline,
+    "controlnet": _controlnet_model,
 }
 PIPELINE_TASKS = sorted(BUILDERS)
 

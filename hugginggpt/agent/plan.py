@@ -6,17 +6,19 @@ for the output of task N. Turning an LLM's answer into a valid plan is ``plan_re
 
 from __future__ import annotations
 
-import graphlib
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-RESOURCE_REF = re.compile(r"<\s*(?:resource|node)\s*(?:>\s*-?\s*(\d+)|[-_]\s*(\d+)\s*>)", re.IGNORECASE)
-"""Accepted spellings of a reference: ``<resource>-N``, ``<resource-N>``, ``<resource>N``, ``<resource_N>``, ``<node-N>``."""
+from hugginggpt.tools.resources.refs import CANONICAL_REF as CANONICAL_REF  # re-exported: plans use them
+from hugginggpt.tools.resources.refs import RESOURCE_REF as RESOURCE_REF
+from hugginggpt.tools.resources.refs import canonical_refs as canonical_refs
+from hugginggpt.tools.resources.refs import ref_ids
 
-CANONICAL_REF = re.compile(r"<resource>-(\d+)")
+MAX_TASKS = 10
+"""The most tasks a plan may hold (the JSON schema's ``maxItems``, and what validation keeps by default):
+a small model otherwise can loop until its token limit, and a provider may ignore ``maxItems``."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ class PlanTask(BaseModel):
 
     def references(self) -> set[int]:
         """Ids of the tasks whose outputs this task's arguments use."""
-        return {int(n) for n in CANONICAL_REF.findall(_flatten_text(self.args))}
+        return set(ref_ids(_flatten_text(self.args)))
 
 
 class Plan(BaseModel):
@@ -77,22 +79,6 @@ class Plan(BaseModel):
     @property
     def by_id(self) -> dict[int, PlanTask]:
         return {t.id: t for t in self.tasks}
-
-    def edges(self) -> list[tuple[int, int]]:
-        """``(dependency, dependant)`` pairs."""
-        return [(d, t.id) for t in self.tasks for d in t.dep]
-
-    def topological_order(self) -> list[int]:
-        """Task ids so that each comes after its dependencies (plan order among equals)."""
-        position = {t.id: i for i, t in enumerate(self.tasks)}
-        sorter = graphlib.TopologicalSorter({t.id: set(t.dep) for t in self.tasks})
-        sorter.prepare()
-        order: list[int] = []
-        while sorter.is_active():
-            ready = sorted(sorter.get_ready(), key=position.__getitem__)
-            order.extend(ready)
-            sorter.done(*ready)
-        return order
 
     def as_list(self) -> list[dict[str, Any]]:
         return [t.model_dump() for t in self.tasks]
@@ -106,17 +92,6 @@ def _flatten_text(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return " ".join(_flatten_text(v) for v in value)
     return ""
-
-
-def canonical_refs(value: Any) -> Any:
-    """Rewrite every reference spelling in ``value`` (strings, lists, dicts) to ``<resource>-N``."""
-    if isinstance(value, str):
-        return RESOURCE_REF.sub(lambda m: f"<resource>-{m.group(1) or m.group(2)}", value)
-    if isinstance(value, dict):
-        return {k: canonical_refs(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [canonical_refs(v) for v in value]
-    return value
 
 
 _MEDIA_NAMES = ("image", "audio", "video")

@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from hugginggpt.agent.plan import (
     _MEDIA_KINDS,
     CANONICAL_REF,
+    MAX_TASKS,
     Plan,
     PlanTask,
     Repair,
@@ -24,6 +25,7 @@ from hugginggpt.agent.plan import (
     canonical_refs,
 )
 from hugginggpt.errors import PlanError
+from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES
 
 
 def _replace_refs(value: Any, mapping: dict[int, int]) -> Any:
@@ -61,8 +63,9 @@ def _as_int(value: Any) -> int | None:
 class _Validator:
     """One validation pass; collects repairs while it goes."""
 
-    def __init__(self, known: dict[str, TaskInfo]):
+    def __init__(self, known: dict[str, TaskInfo], max_tasks: int | None = MAX_TASKS):
         self.known = known
+        self.max_tasks = max_tasks
         self.repairs: list[Repair] = []
         self.rejected: set[int] = set()
 
@@ -70,10 +73,12 @@ class _Validator:
         self.repairs.append({"task_id": task_id, "reason": reason})
 
     def run(self, raw: Any, request: str | None = None) -> Plan:
-        items = self.normalise(_as_task_list(raw))
+        items = self.normalise(self.capped(_as_task_list(raw)))
         items = [t for t in items if self.check_task_name(t) and self.check_args(t)]
         items = [t for t in items if t.id not in self.rejected]
         _ReferenceRepair(self, items, request).run()
+        if request is not None:
+            relink_skipped_steps(self, items)
         ids = {t.id for t in items} | self.rejected
         for t in items:
             missing = sorted(n for n in t.references() if n not in ids and n != t.id)
@@ -86,6 +91,14 @@ class _Validator:
         for t in items:
             self.rebuild_dep(t)
         return Plan(tasks=items)
+
+    def capped(self, raw_items: list[Any]) -> list[Any]:
+        """The first ``max_tasks`` entries: a plan is bounded before any work is spent on it."""
+        if self.max_tasks is None or len(raw_items) <= self.max_tasks:
+            return raw_items
+        self.note(None, f"the plan has {len(raw_items)} tasks; only the first {self.max_tasks} are kept "
+                        f"(at most {self.max_tasks} tasks per plan)")
+        return raw_items[: self.max_tasks]
 
     def reject(self, task_id: int, reason: str) -> None:
         if task_id not in self.rejected:
@@ -180,15 +193,22 @@ class _Validator:
                     graph.pop(task_id, None)
 
     def cascade(self, items: list[PlanTask]) -> list[PlanTask]:
-        """Reject every task that uses, directly or not, the output of a rejected task."""
-        changed = True
-        while changed:
-            changed = False
-            for t in items:
-                bad = sorted(t.references() & self.rejected)
-                if t.id not in self.rejected and bad:
+        """Reject every task that uses, directly or not, the output of a rejected task.
+
+        One walk from the rejected tasks along "is used by" edges: linear in the plan's size.
+        """
+        references = {t.id: t.references() for t in items}
+        users: dict[int, list[PlanTask]] = {}
+        for t in items:
+            for ref in references[t.id]:
+                users.setdefault(ref, []).append(t)
+        pending = list(self.rejected)
+        while pending:
+            for t in users.get(pending.pop(), ()):
+                if t.id not in self.rejected:
+                    bad = sorted(references[t.id] & self.rejected)
                     self.reject(t.id, f"task {t.id} ({t.task}) depends on rejected task(s) {bad}")
-                    changed = True
+                    pending.append(t.id)
         return [t for t in items if t.id not in self.rejected]
 
     def rebuild_dep(self, t: PlanTask) -> None:
@@ -199,13 +219,13 @@ class _Validator:
         t.dep = used
 
 
-_MEDIA_EXTENSIONS = {
-    "image": ("jpg", "jpeg", "png", "gif", "bmp", "webp", "tif", "tiff"),
-    "audio": ("wav", "mp3", "flac", "ogg", "m4a", "aac"),
-    "video": ("mp4", "avi", "mov", "mkv", "webm"),
-}
-_FILE_NAME = re.compile(r"[\w\-./:%~]+\.(" + "|".join(e for x in _MEDIA_EXTENSIONS.values() for e in x) + r")\b",
-                        re.IGNORECASE)
+_MEDIA_EXTENSIONS = {kind: sorted(s.lstrip(".") for s in suffixes) for kind, suffixes in MEDIA_SUFFIXES.items()}
+# A match starts only where a run of path characters starts (the lookbehind), so a long word is
+# scanned once, not once per position: linear time.
+_FILE_NAME = re.compile(r"(?<![\w\-./:%~])[\w\-./:%~]+\.(" + "|".join(e for x in _MEDIA_EXTENSIONS.values() for e in x)
+                        + r")\b", re.IGNORECASE)
+#: Longer values are never a placeholder or a reference phrase; the checks below skip them (bounded work).
+_MAX_PHRASE = 500
 _PLACEHOLDER = re.compile(r"^\s*(?:\{[^{}]*\}|\$\{?\w+\}?|#\d+|<[^<>]*>|\[[^\[\]]*(?:output|result)[^\[\]]*\])\s*$",
                           re.IGNORECASE)
 _EARLIER_RESULT = re.compile(
@@ -230,6 +250,50 @@ def request_files(request: str) -> dict[str, list[str]]:
         if kind and match.group(0) not in found[kind]:
             found[kind].append(match.group(0))
     return found
+
+
+def relink_skipped_steps(validator: _Validator, items: list[PlanTask]) -> None:
+    """A step that reads an earlier task's output past the step just before it, which nobody reads,
+    reads that previous step instead: small planners point every step of a chain at task 0.
+
+    Only when all of this holds, so fan-outs stay as planned: the argument is one whole reference to
+    task ``j``; the previous task came from ``j`` (it depends on it, directly or not) and produces the
+    argument's kind; no task uses the previous task's output; and another task already uses ``j``'s.
+    """
+    position_of = {t.id: i for i, t in enumerate(items)}
+    for position in range(2, len(items)):
+        task, previous = items[position], items[position - 1]
+        info = validator.known[task.task]
+        for name, value in list(task.args.items()):
+            whole = CANONICAL_REF.fullmatch(value.strip()) if isinstance(value, str) else None
+            if whole is None:
+                continue
+            j = int(whole.group(1))
+            if j not in position_of or position_of[j] >= position - 1:
+                continue
+            arg = info.arg(name)
+            kind = arg.kind if arg is not None and arg.kind in _MEDIA_KINDS else "text"
+            used_by = {t.id for t in items for ref in t.references() if ref == previous.id}
+            readers_of_j = [t for t in items if t is not task and j in t.references()]
+            if (used_by or not readers_of_j or not validator.known[previous.task].produces(kind)
+                    or j not in _ancestors(previous, items)):
+                continue
+            task.args[name] = f"<resource>-{previous.id}"
+            validator.note(task.id, f"argument {name!r} read task {j}'s output past task {previous.id} "
+                                    f"({previous.task}), whose output nobody used: now reads task {previous.id}")
+
+
+def _ancestors(task: PlanTask, items: list[PlanTask]) -> set[int]:
+    by_id = {t.id: t for t in items}
+    seen: set[int] = set()
+    todo = list(task.references())
+    while todo:
+        n = todo.pop()
+        if n in seen or n not in by_id:
+            continue
+        seen.add(n)
+        todo.extend(by_id[n].references())
+    return seen
 
 
 class _ReferenceRepair:
@@ -283,7 +347,7 @@ class _ReferenceRepair:
             return value
         if source is None or self.request_says(value):
             return value
-        if _PLACEHOLDER.match(value) or _EARLIER_RESULT.search(value):
+        if len(value) <= _MAX_PHRASE and (_PLACEHOLDER.match(value) or _EARLIER_RESULT.search(value)):
             return self.redirect(task, name, value, source, "stands for an earlier result")
         return value
 
@@ -360,7 +424,8 @@ def _as_list(value: Any) -> list[Any]:
     return [value]
 
 
-def validate_plan(raw: Any, known: dict[str, TaskInfo], request: str | None = None) -> tuple[Plan, list[Repair]]:
+def validate_plan(raw: Any, known: dict[str, TaskInfo], request: str | None = None,
+                  max_tasks: int | None = MAX_TASKS) -> tuple[Plan, list[Repair]]:
     """Validate and repair a parsed plan against the available tasks.
 
     ``request`` (the user's text) lets references be repaired: a media argument naming a file the
@@ -370,8 +435,9 @@ def validate_plan(raw: Any, known: dict[str, TaskInfo], request: str | None = No
 
     Returns the plan (only tasks that can run) and the repairs made. Raises ``PlanError`` only
     when ``raw`` is not a plan at all (e.g. a number, or a list of strings is fine: entries dropped).
-    An empty plan is valid: it means the LLM answers directly.
+    An empty plan is valid: it means the LLM answers directly. Only the first ``max_tasks`` tasks
+    are kept (a recorded repair); ``None`` keeps all.
     """
-    validator = _Validator(known)
+    validator = _Validator(known, max_tasks)
     plan = validator.run(raw, request)
     return plan, validator.repairs

@@ -1,16 +1,15 @@
 """Stage 1, task planning: turn a request into a validated plan with one LLM call (two at most).
 
-The prompt is HuggingGPT's: a specification of the plan format, the available tasks one per line,
-few-shot demonstrations (data files in ``hugginggpt/prompts``), the trimmed chat history, and the
-request. When the model supports structured output the answer is constrained by the plan's JSON
+The prompt is HuggingGPT's: a specification of the plan format and the available tasks one per
+line (static: the same for every request, so llama.cpp reuses its prefix state), then few-shot
+demonstrations chosen per request from our pool (``agent/demonstrations.py``), the trimmed chat
+history, and the request. When the model supports structured output the answer is constrained by the plan's JSON
 schema; otherwise the text is parsed leniently. An unusable plan is re-asked once, with the error.
 """
 
 from __future__ import annotations
 
-import ast
 import json
-import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
@@ -26,29 +25,20 @@ from langchain_core.messages import (
     convert_to_messages,
     trim_messages,
 )
-from langchain_core.output_parsers import BaseGenerationOutputParser, BaseOutputParser
-from langchain_core.outputs import ChatGeneration
-from langchain_core.runnables import (
-    Runnable,
-    RunnableConfig,
-    RunnableLambda,
-    RunnableParallel,
-    RunnableSequence,
-    RunnableWithFallbacks,
-)
+from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
-from langchain_core.runnables.passthrough import RunnableAssign
 
-from hugginggpt.agent.plan import Plan, Repair, TaskInfo
+from hugginggpt.agent.demonstrations import DEFAULT_K, select_demonstrations
+from hugginggpt.agent.plan import MAX_TASKS, Plan, Repair, TaskInfo
 from hugginggpt.agent.plan_repair import validate_plan
 from hugginggpt.agent.trace import Trace, UsageCounter
 from hugginggpt.errors import LLMError, PlanError
+from hugginggpt.llm.content import content_text
+from hugginggpt.llm.json_text import find_json
 from hugginggpt.prompts import load_demonstrations, render_prompt
 
 Structured = bool | Literal["auto"]
 
-MAX_TASKS = 10
-"""The most tasks a constrained plan may hold: a small model otherwise can loop until its token limit."""
 
 
 @dataclass
@@ -88,6 +78,11 @@ def usable_demonstrations(tasks: dict[str, TaskInfo]) -> list[dict[str, Any]]:
     return [d for d in load_demonstrations() if all(step["task"] in tasks for step in d["plan"])]
 
 
+def demonstrations_for(user_input: str, tasks: dict[str, TaskInfo], k: int = DEFAULT_K) -> list[dict[str, Any]]:
+    """The ``k`` usable demonstrations most similar to the request (BM25 over our pool)."""
+    return select_demonstrations(user_input, tasks, k)
+
+
 def _user_text(user_input: str, files: list[str]) -> str:
     if not files:
         return user_input
@@ -111,10 +106,12 @@ def planning_messages(
     chat_history: list[Any] | None = None,
     files: list[str] | None = None,
     history_tokens: int = 2000,
+    demonstrations: int = DEFAULT_K,
 ) -> list[BaseMessage]:
-    """System specification, demonstrations as past turns, trimmed history, then the request."""
+    """System specification and task list (static), then the demonstrations chosen for this request
+    as past turns, the trimmed history, and the request."""
     messages: list[BaseMessage] = [SystemMessage(render_prompt("planning", tasks=format_task_list(tasks)))]
-    for demo in usable_demonstrations(tasks):
+    for demo in demonstrations_for(user_input, tasks, demonstrations):
         messages.append(HumanMessage(demo["input"]))
         messages.append(AIMessage(json.dumps(demo["plan"], ensure_ascii=False)))
     messages.extend(trim_history(chat_history, history_tokens))
@@ -183,96 +180,7 @@ def _tool_steps_schema(tasks: dict[str, TaskInfo]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- lenient parsing
-
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
-_TRAILING_COMMA = re.compile(r",\s*([\]}])")
-
-
-#: How many opening brackets ``find_json`` tries as the start of a JSON value.
-MAX_JSON_STARTS = 64
-
-
-def _balanced(text: str, start: int) -> str | None:
-    """The bracketed span starting at ``start`` (strings respected), or None when it never closes."""
-    pairs = {"[": "]", "{": "}"}
-    stack: list[str] = []
-    quote: str | None = None
-    escaped = False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if quote:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == quote:
-                quote = None
-        elif ch in "\"'":
-            quote = ch
-        elif ch in pairs:
-            stack.append(pairs[ch])
-        elif ch in "]}":
-            if not stack or stack.pop() != ch:
-                return None
-            if not stack:
-                return text[start : i + 1]
-    return None
-
-
-def _loads(candidate: str) -> Any:
-    for attempt in (candidate, _TRAILING_COMMA.sub(r"\1", candidate)):
-        try:
-            return json.loads(attempt)
-        except json.JSONDecodeError:
-            pass
-        except RecursionError:  # nested deeper than any plan: not worth a second parser
-            raise ValueError("nested too deeply") from None
-        try:  # single quotes, Python literals
-            pythonish = re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", re.sub(r"\bnull\b", "None", attempt)))
-            return ast.literal_eval(pythonish)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            pass
-    raise ValueError("not JSON")
-
-
-_NOT_JSON = object()
-
-
-def _whole_json(text: str | None) -> Any:
-    """``text`` as JSON when all of it is one array or object (a good model's whole answer), parsed
-    by the C decoder instead of the bracket scan; ``_NOT_JSON`` otherwise, or when it holds a code
-    fence (a fenced block is looked at first)."""
-    stripped = (text or "").strip()
-    if stripped[:1] not in ("[", "{") or "```" in stripped:
-        return _NOT_JSON
-    try:
-        return json.loads(stripped)
-    except (ValueError, RecursionError):
-        return _NOT_JSON
-
-
-def find_json(text: str, accept: Callable[[Any], bool] = lambda value: True) -> Any:
-    """The first JSON value in ``text`` that ``accept``s, tolerating code fences, text around it,
-    single quotes and trailing commas. Raises ``ValueError`` when there is none."""
-    whole = _whole_json(text)
-    if whole is not _NOT_JSON and accept(whole):
-        return whole
-    sources = [m.group(1) for m in _FENCE.finditer(text or "")] + [text or ""]
-    for source in sources:
-        # Each start rescans to its closing bracket, so bound the starts: an LLM answer holds its
-        # JSON within the first few brackets, and junk like "{" * 6000 must not cost seconds.
-        starts = [i for i, ch in enumerate(source) if ch in "[{"][:MAX_JSON_STARTS]
-        for start in starts:
-            span = _balanced(source, start)
-            if span is None:
-                continue
-            try:
-                value = _loads(span)
-            except ValueError:
-                continue
-            if accept(value):
-                return value
-    raise ValueError("no JSON found")
+# The one lenient JSON reader lives in hugginggpt/llm/json_text.py; ``find_json`` is re-exported.
 
 
 def _is_plan(value: Any) -> bool:
@@ -304,65 +212,15 @@ def structured_runnable(llm: BaseChatModel, schema: dict[str, Any], mode: Struct
         return None
 
 
-def split_include_raw(chain: Any) -> tuple[Runnable, Runnable] | None:
-    """The bound model and the output parser of LangChain's ``include_raw=True`` chain, or None.
-
-    That chain is ``RunnableMap(raw=bound_model) | RunnablePassthrough.assign(parsed=itemgetter("raw")
-    | parser, ...).with_fallbacks(...)`` in langchain-core, langchain-openai and our llama.cpp model
-    alike; the bound model carries whatever constrains the answer (a response format, a grammar, a
-    forced tool). Any other shape (a model's own chain) gives None and is invoked whole.
-    """
-    if not isinstance(chain, RunnableSequence) or len(chain.steps) != 2:
-        return None
-    first, second = chain.steps
-    if not isinstance(first, RunnableParallel) or list(first.steps__) != ["raw"]:
-        return None
-    assign = second.runnable if isinstance(second, RunnableWithFallbacks) else None
-    if not isinstance(assign, RunnableAssign):
-        return None
-    parsed = assign.mapper.steps__.get("parsed")
-    if not isinstance(parsed, RunnableSequence) or len(parsed.steps) != 2:
-        return None
-    pick, parser = parsed.steps
-    marker = object()
-    if not isinstance(pick, RunnableLambda) or _safe_call(pick.func, {"raw": marker}) is not marker:
-        return None
-    return first.steps__["raw"], parser
-
-
-def _safe_call(func: Callable[[Any], Any], value: Any) -> Any:
-    try:
-        return func(value)
-    except Exception:  # noqa: BLE001 - not the step we look for
-        return None
-
-
 class StructuredLLM:
-    """An LLM constrained to one JSON schema; ``ainvoke`` answers ``{"raw", "parsed", "parsing_error"}``.
-
-    Why not the ``with_structured_output`` chain itself: in an async run each of its small sync steps
-    (pick ``raw``, parse, catch the parse error) hops to a thread pool. When the chain has LangChain's
-    shape (``split_include_raw``), the bound model is awaited directly (callbacks see the LLM call as
-    before, constrained decoding is unchanged) and its answer parsed in-line by the chain's own parser.
-    """
+    """An LLM constrained to one JSON schema: LangChain's ``with_structured_output(..., include_raw=True)``
+    chain, whose ``ainvoke`` answers ``{"raw", "parsed", "parsing_error"}``."""
 
     def __init__(self, chain: Any):
         self.chain = chain
-        self.model, self.parser = split_include_raw(chain) or (None, None)
 
     async def ainvoke(self, messages: list[BaseMessage], config: RunnableConfig) -> dict[str, Any]:
-        if self.model is None:
-            return await self.chain.ainvoke(messages, config)
-        raw = await self.model.ainvoke(messages, config)
-        try:
-            return {"raw": raw, "parsed": self._parse(raw), "parsing_error": None}
-        except Exception as exc:  # noqa: BLE001 - as the chain's fallback does: the raw text is parsed later
-            return {"raw": raw, "parsed": None, "parsing_error": exc}
-
-    def _parse(self, raw: Any) -> Any:
-        if isinstance(self.parser, (BaseOutputParser, BaseGenerationOutputParser)) and isinstance(raw, BaseMessage):
-            return self.parser.parse_result([ChatGeneration(message=raw)])  # what its ``invoke`` does
-        return self.parser.invoke(raw, {"callbacks": []})  # e.g. a lambda parsing into a pydantic class
+        return await self.chain.ainvoke(messages, config)
 
 
 class ConstrainedCache:
@@ -405,13 +263,6 @@ def plan_schema_key(tasks: dict[str, TaskInfo]) -> Hashable:
 
 
 # ---------------------------------------------------------------- the stage
-
-
-def content_text(message: Any) -> str:
-    content = getattr(message, "content", message)
-    if isinstance(content, list):
-        return "".join(part.get("text", "") if isinstance(part, dict) else str(part) for part in content)
-    return str(content or "")
 
 
 def _rejections(repairs: list[Repair]) -> list[str]:

@@ -8,29 +8,20 @@ cannot be read goes back to the model as an error observation, bounded by the st
 
 from __future__ import annotations
 
-import ast
-import json
 import re
-import time
 from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.tools import BaseTool
 
-from hugginggpt.agent.tool_loop import AgentRun, ToolLoopAgent
-from hugginggpt.agent.tool_trace import (
-    CallTimeout,
-    call_with_deadline,
-    clip_observation,
-    describe_error,
-    message_text,
-    repeat_note,
-    stopped_message,
-    tool_args_help,
-    tool_error,
-)
-from hugginggpt.errors import LLMError
+from hugginggpt.agent import events as ev
+from hugginggpt.agent.observations import clip_observation, stopped_message, tool_args_help
+from hugginggpt.agent.run import AgentRun
+from hugginggpt.agent.tool_loop import ToolLoopAgent
+from hugginggpt.agent.tool_trace import ToolTrace
+from hugginggpt.llm.content import content_text
+from hugginggpt.llm.json_text import NestedTooDeeply, read_json, strip_fence
 from hugginggpt.prompts import render_prompt
 
 STOP = ["\nObservation:"]
@@ -40,9 +31,6 @@ _ACTION = re.compile(
     re.DOTALL | re.IGNORECASE)
 _FINAL = re.compile(r"Final\s*Answer\s*:(?P<answer>.*)", re.DOTALL | re.IGNORECASE)
 _INPUT_END = re.compile(r"\n\s*(?:Observation|Thought|Final\s*Answer)\s*:", re.IGNORECASE)
-_FENCE = re.compile(r"^```[\w-]*\s*\n?(?P<body>.*?)\n?```$", re.DOTALL)
-_TRAILING_COMMA = re.compile(r",\s*([}\]])")
-_JSON_WORDS = {"true": "True", "false": "False", "null": "None"}
 
 
 class ReActParseError(ValueError):
@@ -86,10 +74,7 @@ def _find_tool(name: str, tools: dict[str, BaseTool]) -> BaseTool:
 
 def parse_action_input(raw: str, tool: BaseTool) -> dict[str, Any]:
     """The tool's arguments from the text after 'Action Input:', read as leniently as is safe."""
-    text = raw.strip()
-    fenced = _FENCE.match(text)
-    if fenced:
-        text = fenced.group("body").strip()
+    text = strip_fence(raw)
     names, required = _arg_names(tool)
     if not text:
         if not required:
@@ -111,35 +96,17 @@ _UNREADABLE = object()
 
 
 def _lenient_literal(text: str) -> Any:
-    """JSON, then JSON with trailing commas dropped, then a Python literal (single quotes).
+    """The JSON value the text starts with, read leniently (``hugginggpt.llm.json_text``).
 
-    Input nested too deeply for the parsers (they recurse) is a parse error, not a crash.
+    Input nested too deeply to read is a parse error, not a crash.
     """
     try:
-        return _read_literal(text)
-    except RecursionError:
+        return read_json(text)
+    except NestedTooDeeply:
         raise ReActParseError("Action Input is nested too deeply to read; "
                               "write one flat JSON object") from None
-
-
-def _read_literal(text: str) -> Any:
-    attempts = [text, _TRAILING_COMMA.sub(r"\1", text)]
-    start = text.find("{")
-    if start > 0 or text.rfind("}") < len(text) - 1:
-        attempts.append(_TRAILING_COMMA.sub(r"\1", text[start:]) if start >= 0 else text)
-    for attempt in attempts:
-        try:
-            value, _ = json.JSONDecoder().raw_decode(attempt)
-            return value
-        except ValueError:
-            pass
-    for attempt in attempts:
-        for candidate in (attempt, re.sub(r"\b(true|false|null)\b", lambda m: _JSON_WORDS[m.group(1)], attempt)):
-            try:
-                return ast.literal_eval(candidate)
-            except (ValueError, SyntaxError, MemoryError):
-                pass
-    return _UNREADABLE
+    except ValueError:
+        return _UNREADABLE
 
 
 def _arg_names(tool: BaseTool) -> tuple[list[str], list[str]]:
@@ -165,7 +132,7 @@ class ReActAgent(ToolLoopAgent):
 
     agent_name = "react"
 
-    def _loop(self, run: AgentRun) -> str:
+    async def _loop(self, run: AgentRun, calls: ToolTrace) -> str:
         system = render_prompt("react", tools=tools_prompt(self.tools),
                                tool_names=", ".join(t.name for t in self.tools))
         messages: list[BaseMessage] = [SystemMessage(system), *run.request.chat_history,
@@ -174,59 +141,22 @@ class ReActAgent(ToolLoopAgent):
         llm = self.llm.bind(stop=STOP)
         last_text = ""
         while run.budget.take_llm_call():
-            last_text = self._ask(run, llm, messages)
+            last_text = content_text(await self.ask(run, llm, messages))
             try:
                 step = parse_step(last_text, tools)
             except ReActParseError as error:
-                run.emit("parse_error", error=str(error), text=last_text)
+                await run.emit(ev.PARSE_ERROR, error=str(error), text=last_text)
                 if not run.budget.take_step():
                     break
                 observation = f"error: {error}"
             else:
                 if isinstance(step, FinalAnswer):
                     return step.answer
-                observation = self._act(run, step)
-                if observation is None:
+                call = {"name": step.tool.name, "args": step.args, "id": f"react-{len(calls.steps)}"}
+                reply = await self.call_tool(run, calls, call,
+                                             lambda tool_call, tool=step.tool: tool.ainvoke(tool_call, run.config))
+                if run.budget.stop_reason is not None:
                     break
-            observation = clip_observation(observation)
-            messages += [AIMessage(last_text.rstrip()), HumanMessage(f"Observation: {observation}")]
-        return stopped_message(run.budget.stop_reason or "stopped", run.tools, last_text)
-
-    def _ask(self, run: AgentRun, llm: Any, messages: list[BaseMessage]) -> str:
-        """One LLM turn, recorded in the trace and streamed as an ``llm_step`` event."""
-        started = time.perf_counter()
-        try:
-            reply = llm.invoke(messages, config=run.config)
-        except Exception as error:
-            raise LLMError(f"the controller LLM failed: {describe_error(error)}") from error
-        seconds = round(time.perf_counter() - started, 6)
-        text = message_text(reply)
-        run.trace.add_llm_call("agent", list(messages), text, getattr(reply, "usage_metadata", None), seconds)
-        run.emit("llm_step", step=run.budget.llm_calls, text=text, seconds=seconds)
-        return text
-
-    def _act(self, run: AgentRun, action: Action) -> str | None:
-        """Run the action; its observation, or None when a limit stops the run."""
-        name, args = action.tool.name, run.tools.resolve_references(action.args)
-        earlier = run.tools.earlier_call(name, args)
-        if earlier is not None:
-            return repeat_note(earlier) if run.budget.note_repeat(name) else None
-        if not run.budget.take_step():
-            return None
-        step = run.tools.start(name, args)
-        call = {"name": name, "args": args, "id": f"react-{step.id}", "type": "tool_call"}
-        try:  # called as a tool call, so a tool that handles its own errors still reports status
-            reply = call_with_deadline(lambda: action.tool.invoke(call, config=run.config), run.budget.remaining_s)
-        except CallTimeout as timeout:
-            run.budget.run_out_of_time()
-            run.tools.fail(step, tool_error(name, timeout))
-            return f"error: {step.error}"
-        except Exception as error:
-            run.tools.fail(step, tool_error(name, error))
-            return f"error: {step.error}"
-        if getattr(reply, "status", "success") == "error":
-            run.tools.fail(step, tool_error(name, message_text(reply)))
-            return f"error: {step.error}"
-        artifact = getattr(reply, "artifact", None)
-        run.tools.finish(step, artifact if isinstance(artifact, dict) else message_text(reply))
-        return step.observation
+                observation = content_text(reply)
+            messages += [AIMessage(last_text.rstrip()), HumanMessage(f"Observation: {clip_observation(observation)}")]
+        return stopped_message(run.budget.stop_reason or "stopped", calls, last_text)

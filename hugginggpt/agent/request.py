@@ -11,6 +11,14 @@ from langchain_core.messages import BaseMessage, convert_to_messages
 
 from hugginggpt.errors import AgentInputError
 from hugginggpt.tools.resources import Workspace, new_run_id
+from hugginggpt.tools.schemas import MAX_TEXT_CHARS
+
+
+def _bounded(text: str) -> str:
+    """The request, refused when longer than ``MAX_TEXT_CHARS``: every stage's cost grows with it."""
+    if len(text) > MAX_TEXT_CHARS:
+        raise AgentInputError(f"the request is {len(text):,} characters long; at most {MAX_TEXT_CHARS:,} are accepted")
+    return text
 
 
 @dataclass
@@ -24,12 +32,12 @@ class AgentRequest:
     @classmethod
     def parse(cls, value: Any) -> "AgentRequest":
         if isinstance(value, str):
-            return cls(input=value)
+            return cls(input=_bounded(value))
         if not isinstance(value, dict) or not isinstance(value.get("input"), str):
             raise AgentInputError('agent input must be a string or {"input": str, "chat_history": [...], "files": [...]}')
         history = convert_to_messages(value.get("chat_history") or [])
         files = [str(f) for f in value.get("files") or []]
-        return cls(input=value["input"], chat_history=list(history), files=files)
+        return cls(input=_bounded(value["input"]), chat_history=list(history), files=files)
 
     def user_text(self) -> str:
         """The request as the LLM reads it: the files it may pass to tools are listed after it."""

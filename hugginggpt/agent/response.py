@@ -1,9 +1,13 @@
-"""Stage 4, response generation: the LLM explains the results, and a post-check keeps it honest.
+"""Stage 4, response generation: the LLM explains what succeeded; the rest is written from the outcomes.
 
-The prompt gives the request, the plan, the chosen models and each task's (summarized) prediction,
-and asks for a direct answer first, then the process in the first person with full file paths.
-HuggingGPT's answers sometimes named files that were never produced (JARVIS issue #75), so every
-file path in the answer is checked against the real inputs and outputs, and a note corrects it.
+The LLM is shown the request and the tasks that produced something (model and summarized
+prediction), and asks for a direct answer first, then the process in the first person with full
+file paths. What failed or was skipped is not left to the LLM (a small model asked about a failed
+task answered with a similarity score no task had computed): ``failure_report`` writes it from the
+outcomes themselves (what failed, why, and what the user can do), and when nothing succeeded the
+LLM is not asked at all. HuggingGPT's answers sometimes named files that were never produced
+(JARVIS issue #75), so every file path and every decimal number in the LLM's answer is checked
+against the real inputs, outputs and predictions, and a note corrects it.
 """
 
 from __future__ import annotations
@@ -19,24 +23,25 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from hugginggpt.agent.plan import Plan
-from hugginggpt.agent.planning import content_text, trim_history
+from hugginggpt.agent.planning import trim_history
 from hugginggpt.agent.trace import Trace
 from hugginggpt.errors import LLMError
+from hugginggpt.llm.content import content_text
 from hugginggpt.prompts import load_prompt, render_prompt
-from hugginggpt.tools.results import FILE_KINDS, summarize
+from hugginggpt.tools.resources.refs import CANONICAL_REF
+from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES as SUFFIXES_BY_KIND
+from hugginggpt.tools.results import FILE_KINDS, clip_values, summarize
 
-MEDIA_SUFFIXES = (
-    "png jpg jpeg gif bmp webp tif tiff wav mp3 flac ogg m4a aac mp4 avi mov mkv webm csv json txt pdf npy"
-).split()
-_PATH = re.compile(
-    r"(?<![\w/.:-])((?:[A-Za-z]:\\|~?/|\./|\.\./)?[\w.\-/\\]*[\w\-]\.(?:" + "|".join(MEDIA_SUFFIXES) + r"))\b",
-    re.IGNORECASE,
-)
-_URL = re.compile(r"\b[a-z][a-z0-9+.\-]*://\S+", re.IGNORECASE)
-
-
-#: ``<resource>-N`` as it stands in a plan's arguments; shown to the LLM as "(output of task N)".
-RESOURCE_MENTION = re.compile(r"<resource>-(\d+)")
+#: The suffixes of files an answer may name: media (one list, in tools/resources/sniff.py) and data files.
+MEDIA_SUFFIXES = sorted({s.lstrip(".") for kind in SUFFIXES_BY_KIND.values() for s in kind}
+                        | {"csv", "json", "txt", "pdf", "npy"})
+# A maximal run of path characters; each run is then judged in Python (no backtracking: linear time).
+_PATH_RUN = re.compile(r"[\w.\-/\\~:%+@]+")
+_URL = re.compile(r"(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]*://\S+", re.IGNORECASE)
+_ROOTED = re.compile(r"(?:/|\\\\|~[\w.\-]*/|[A-Za-z]:[\\/])[\w.\-~]")  # /x, \\host, ~/x, ~user/x, C:\x
+_MEDIA_NAME = re.compile(r"[\w\-]\.(?:" + "|".join(MEDIA_SUFFIXES) + r")$", re.IGNORECASE)
+#: Arguments longer than this are cut in the response prompt (with a marker saying how much).
+PROMPT_ARG_CHARS = 2000
 
 
 def predictions_text(plan: Plan, selections: dict[int, dict[str, Any]], outcomes: dict[int, dict[str, Any]]) -> str:
@@ -45,7 +50,8 @@ def predictions_text(plan: Plan, selections: dict[int, dict[str, Any]], outcomes
     for step in plan.tasks:
         outcome = outcomes.get(step.id, {"status": "not run"})
         model = selections.get(step.id, {}).get("model") or "default model"
-        args = RESOURCE_MENTION.sub(lambda m: f"(output of task {m.group(1)})", json.dumps(step.args, ensure_ascii=False))
+        args = json.dumps(clip_values(step.args, PROMPT_ARG_CHARS), ensure_ascii=False)
+        args = CANONICAL_REF.sub(lambda m: f"(output of task {m.group('id')})", args)
         head = f"Task {step.id} {step.task} args={args} model={model}"
         if outcome.get("status") == "ok":
             lines.append(f"{head}\n  prediction: {summarize(outcome['result'])}")
@@ -57,11 +63,62 @@ def predictions_text(plan: Plan, selections: dict[int, dict[str, Any]], outcomes
 def response_messages(user_input: str, plan: Plan, selections: dict[int, dict[str, Any]],
                       outcomes: dict[int, dict[str, Any]], *, chat_history: list[Any] | None = None,
                       history_tokens: int = 2000) -> list[BaseMessage]:
-    """The response prompt; with an empty plan it is a plain chat turn (a direct answer)."""
+    """The response prompt; with an empty plan it is a plain chat turn (a direct answer).
+
+    Only the tasks that succeeded are shown (``failure_report`` covers the others). The static
+    instructions come first, the request and predictions last, so llama.cpp reuses the prefix.
+    """
     if not plan.tasks:
         return [*trim_history(chat_history, history_tokens), HumanMessage(user_input)]
-    data = render_prompt("response_data", input=user_input, predictions=predictions_text(plan, selections, outcomes))
+    succeeded = Plan(tasks=[step for step in plan.tasks if outcomes.get(step.id, {}).get("status") == "ok"])
+    data = render_prompt("response_data", input=user_input,
+                         predictions=predictions_text(succeeded, selections, outcomes))
     return [SystemMessage(load_prompt("response")), HumanMessage(data)]
+
+
+#: What the user can do when a task had no model it could run (CLI flags, as the README shows them).
+_REMEDY = ("To run {task}, name a model folder on this machine with --local-model {task}=DIR, point "
+           "--endpoint URL at an inference server, or set HF_TOKEN for Hugging Face's hosted inference")
+_AVAILABILITY = ("model", "download", "reach", "http", "token", "endpoint", "offline", "provider", "connection")
+_AVAILABILITY_ERRORS = frozenset({"ModelLoadError", "RemoteInferenceError"})
+
+
+def _model_unavailable(outcome: dict[str, Any], error: str) -> bool:
+    """Whether a failure is about where a model runs (the remedy applies): by the error's type when
+    the scheduler recorded it, else by its wording (outcomes built elsewhere)."""
+    if outcome.get("error_type"):
+        return outcome["error_type"] in _AVAILABILITY_ERRORS
+    return any(word in error.lower() for word in _AVAILABILITY)
+
+
+def failure_report(outcomes: dict[int, dict[str, Any]]) -> str:
+    """What failed and was skipped, why, and what the user can do: written from the outcomes alone.
+
+    Empty when every task succeeded. Deterministic: no LLM writes it, so it cannot state a result
+    that no task produced.
+    """
+    lines = []
+    for task_id, outcome in sorted(outcomes.items()):
+        status, task = outcome.get("status"), outcome.get("task") or "?"
+        if status == "ok":
+            continue
+        error = " ".join(str(outcome.get("error") or "no reason was recorded").split())
+        if status == "skipped":
+            cause = error.removeprefix("skipped: ")
+            lines.append(f"- Task {task_id} ({task}) was skipped: it needs the output of {cause}.")
+            continue
+        line = f"- Task {task_id} ({task}) {status or 'did not run'}: {error.rstrip('.')}."
+        if _model_unavailable(outcome, error):
+            line += " " + _REMEDY.format(task=task) + "."
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def nothing_succeeded_answer(outcomes: dict[int, dict[str, Any]]) -> str:
+    """The whole answer when tasks were planned and none produced a result (no LLM is asked)."""
+    report = failure_report(outcomes)
+    return "I could not complete the request: no task produced a result.\n" + report if report else (
+        "I could not complete the request: no task produced a result.")
 
 
 def known_files(outcomes: dict[int, dict[str, Any]], inputs: list[str | Path]) -> set[str]:
@@ -75,15 +132,30 @@ def known_files(outcomes: dict[int, dict[str, Any]], inputs: list[str | Path]) -
     return files
 
 
+def _mentioned_path(run: str) -> str | None:
+    """The path a run of path characters names: any absolute or home path (``/etc/passwd``,
+    ``~/.ssh/id_rsa``, ``C:\\x``), or a file name with a media suffix (``out.png``); else None."""
+    run = run.strip(".:,")
+    if _ROOTED.match(run) or _MEDIA_NAME.search(run):
+        return run
+    return None
+
+
 def unknown_paths(answer: str, files: set[str]) -> list[str]:
-    """File paths the answer mentions that are neither an input nor a generated file."""
+    """Paths the answer mentions that are neither an input nor a generated file (nor inside an input
+    folder): every absolute or home path, and every media file name."""
     allowed = {str(Path(f)) for f in files} | {Path(f).name for f in files}
+    folders = [Path(f) for f in files if Path(f).is_absolute()]
     text = _URL.sub(" ", answer)
     found: list[str] = []
-    for match in _PATH.finditer(text):
-        mention = match.group(1).rstrip(".")
-        if mention not in allowed and str(Path(mention)) not in allowed and mention not in found:
-            found.append(mention)
+    for match in _PATH_RUN.finditer(text):
+        mention = _mentioned_path(match.group(0))
+        if mention is None or mention in found or mention in allowed or str(Path(mention)) in allowed:
+            continue
+        path = Path(mention).expanduser() if mention.startswith("~") else Path(mention)
+        if str(path) in allowed or any(path.is_relative_to(folder) for folder in folders):
+            continue
+        found.append(mention)
     return found
 
 
@@ -95,27 +167,58 @@ def correction_note(paths: list[str], files: set[str]) -> str:
 
 def fallback_answer(outcomes: dict[int, dict[str, Any]]) -> str:
     """A plain account of the results, for when the LLM answers nothing: the user still learns what
-    ran, what it produced (files by path) and what failed."""
-    if not outcomes:
-        return "The model gave no answer, and no tasks were run."
-    lines = ["The model gave no answer; here is what the tasks did:"]
-    for task_id, outcome in sorted(outcomes.items()):
-        head = f"- task {task_id} ({outcome.get('task')})"
-        if outcome.get("status") == "ok":
-            lines.append(f"{head}: {summarize(outcome.get('result') or {}) or 'no output'}")
-        else:
-            lines.append(f"{head} {outcome.get('status')}: {outcome.get('error')}")
+    ran and what it produced (files by path); failures are added by ``failure_report``."""
+    succeeded = {i: o for i, o in outcomes.items() if o.get("status") == "ok"}
+    if not succeeded:
+        return "The model gave no answer, and no task produced a result."
+    lines = ["The model gave no answer; here is what the tasks produced:"]
+    for task_id, outcome in sorted(succeeded.items()):
+        lines.append(f"- task {task_id} ({outcome.get('task')}): {summarize(outcome.get('result') or {}) or 'no output'}")
     return "\n".join(lines)
+
+
+_DECIMAL = re.compile(r"(?<![\w.])-?\d+\.\d+(?![\w.]*\d)")
+
+
+def unknown_numbers(answer: str, shown: str) -> list[str]:
+    """Decimal numbers in ``answer`` that no number in ``shown`` (the prompt: request and
+    predictions) rounds to, as a value or a percentage (0.8734 allows 0.87 and 87.3). An integer of
+    the prompt allows only itself with one decimal place (5 allows 5.0, while 0 does not allow
+    0.0000: that precision was never computed)."""
+    values = [float(m.group(0)) for m in _DECIMAL.finditer(shown)]
+    integers = {int(m.group(0)) for m in re.finditer(r"(?<![\w.])-?\d+(?![\w.]*\d)", shown)}
+    found: list[str] = []
+    for match in _DECIMAL.finditer(_URL.sub(" ", answer)):
+        text = match.group(0)
+        places = len(text.split(".")[1])
+        number = float(text)
+        if places == 1 and number.is_integer() and int(number) in integers:
+            continue
+        if any(abs(round(v, places) - number) < 1e-12 or abs(round(v * 100, places) - number) < 1e-9
+               for v in values):
+            continue
+        if text not in found:
+            found.append(text)
+    return found
 
 
 async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[str], config: RunnableConfig,
                    trace: Trace | None = None, *,
                    outcomes: dict[int, dict[str, Any]] | None = None) -> tuple[str, list[str]]:
-    """The answer (with a correction note when it names files that do not exist) and those names.
+    """The answer and the file names it invented.
 
-    An empty answer is replaced by ``fallback_answer(outcomes)`` (recorded in the trace as
-    ``response_fallback``).
+    With ``outcomes`` (the run's tasks): when none succeeded, the answer is
+    ``nothing_succeeded_answer`` and the LLM is not called (trace: ``response_llm`` = "skipped");
+    otherwise the LLM's answer about the successes, checked (a note corrects file paths and
+    decimal numbers that no task produced; trace: ``invented_numbers``), then
+    ``failure_report``. An empty LLM answer is replaced by ``fallback_answer(outcomes)`` (recorded
+    in the trace as ``response_fallback``).
     """
+    outcomes = outcomes or {}
+    if outcomes and not any(o.get("status") == "ok" for o in outcomes.values()):
+        if trace is not None:
+            trace.set("response_llm", "skipped: no task produced a result")
+        return nothing_succeeded_answer(outcomes), []
     started = time.perf_counter()
     try:
         answer = content_text(await llm.ainvoke(messages, config)).strip()
@@ -125,10 +228,19 @@ async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[s
         trace.add_llm_call("response", [m.model_dump() for m in messages], answer,
                            seconds=round(time.perf_counter() - started, 6))
     if not answer:
-        answer = fallback_answer(outcomes or {})
+        answer = fallback_answer(outcomes)
         if trace is not None:
             trace.set("response_fallback", answer)
     invented = unknown_paths(answer, files)
     if invented:
         answer += correction_note(invented, files)
+    numbers = unknown_numbers(answer, "\n".join(content_text(m) for m in messages)) if outcomes else []
+    if numbers:
+        answer += (f"\n\nNote: {', '.join(numbers)} {'is' if len(numbers) == 1 else 'are'} not a result of "
+                   "any task.")
+        if trace is not None:
+            trace.set("invented_numbers", numbers)
+    report = failure_report(outcomes)
+    if report:
+        answer += "\n\nNot done:\n" + report
     return answer, invented

@@ -10,20 +10,21 @@ with the reason; unrelated tasks still run. The design follows LLMCompiler's tas
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import patch_config
 from langchain_core.tools import BaseTool
 
-from hugginggpt.agent.events import TASK_END, TASK_FAILED, TASK_SKIPPED, TASK_START
-from hugginggpt.agent.plan import CANONICAL_REF, Plan, PlanTask, TaskInfo
+from hugginggpt.agent.plan import Plan, PlanTask, TaskInfo
 from hugginggpt.errors import ResourceError, TaskError
-from hugginggpt.tools.results import resource_value, summarize
+from hugginggpt.tools.resources.refs import RESOURCE_REF
+from hugginggpt.tools.results import FILE_KINDS, resource_value
 
-Outcome = dict[str, Any]  # {"task", "status": "ok"|"failed"|"skipped", "result", "error"}
+Outcome = dict[str, Any]  # {"task", "status": "ok"|"failed"|"skipped", "result", "error"[, "error_type"]}
 Emit = Callable[..., Any]
 
 
@@ -32,29 +33,49 @@ def _reference_kind(kind: str) -> str:
     return kind if kind in ("image", "audio", "video") else "text"
 
 
-def substitute(value: Any, kind: str, results: dict[int, dict[str, Any]], task: str | None = None) -> Any:
-    """``value`` with every ``<resource>-N`` replaced by task N's output of ``kind``.
+def _whole_output(result: dict[str, Any]) -> str:
+    """What a whole-string reference of unknown kind stands for: the result's file, else its text."""
+    found = next((result[k] for k in FILE_KINDS if isinstance(result.get(k), str)), None)
+    return found if found is not None else resource_value(result, "text")
 
-    A string that is exactly one reference becomes the output itself; references inside longer
-    text are replaced in place; lists and dicts are walked. ``ResourceError`` names what is missing.
+
+def substitute(value: Any, kind: str | None, results: dict[int, dict[str, Any]], task: str | None = None, *,
+               missing: Literal["raise", "keep"] = "raise") -> Any:
+    """``value`` with every ``<resource>-N`` replaced by task N's output: the one substitution.
+
+    ``kind`` is the argument's kind: a string that is exactly one reference becomes that output
+    (a file path for media, else text); references inside longer text become text; lists and dicts
+    are walked. ``kind=None`` (a tool call whose argument kinds are unknown): a whole reference is
+    N's file if it made one, else its text. A reference to a task without a result (or without that
+    output) raises ``ResourceError`` naming it, or with ``missing="keep"`` stays for the tool to reject.
     """
     if isinstance(value, list):
-        return [substitute(v, kind, results, task) for v in value]
+        return [substitute(v, kind, results, task, missing=missing) for v in value]
     if isinstance(value, dict):
-        return {k: substitute(v, kind, results, task) for k, v in value.items()}
-    if not isinstance(value, str) or not CANONICAL_REF.search(value):
+        return {k: substitute(v, kind, results, task, missing=missing) for k, v in value.items()}
+    if not isinstance(value, str) or not RESOURCE_REF.search(value):
         return value
 
-    def output_of(match: Any) -> str:
-        ref = int(match.group(1))
-        if ref not in results:
-            raise ResourceError(task, f"<resource>-{ref} has no result")
+    def output_of(match: Any, whole: bool) -> str:
+        ref = int(match.group("id"))
         try:
-            return resource_value(results[ref], _reference_kind(kind))
-        except ResourceError as exc:
-            raise ResourceError(task, f"<resource>-{ref}: {exc.cause}") from None
+            if ref not in results:
+                raise ResourceError(task, f"<resource>-{ref} has no result")
+            try:
+                if kind is None and whole:
+                    return _whole_output(results[ref])
+                return resource_value(results[ref], _reference_kind(kind or "text"))
+            except ResourceError as exc:
+                raise ResourceError(task, f"<resource>-{ref}: {exc.cause}") from None
+        except ResourceError:
+            if missing == "keep":
+                return match.group(0)
+            raise
 
-    return CANONICAL_REF.sub(output_of, value)
+    whole = RESOURCE_REF.fullmatch(value.strip())
+    if whole:
+        return output_of(whole, True)
+    return RESOURCE_REF.sub(lambda m: output_of(m, False), value)
 
 
 def _error_text(exc: BaseException) -> str:
@@ -77,7 +98,7 @@ class Scheduler:
         self.workspace = workspace
         self.semaphore = asyncio.Semaphore(max(1, max_concurrency))
         self.task_timeout = task_timeout
-        self.emit = emit or (lambda *args, **kwargs: None)
+        self._emit = emit or (lambda *args, **kwargs: None)
         self.outcomes: dict[int, Outcome] = {}
         self.results: dict[int, dict[str, Any]] = {}
 
@@ -102,7 +123,7 @@ class Scheduler:
                 if status != "ok":
                     reason = f"skipped: task {dep} ({self.plan.by_id[dep].task}) {status}"
                     self._finish(step, "skipped", error=reason)
-                    self.emit(TASK_SKIPPED, id=step.id, task=step.task, reason=reason)
+                    await self.emit("task_skipped", id=step.id, task=step.task, reason=reason)
                     return
             async with self.semaphore:
                 await self._execute(step, config)
@@ -115,21 +136,21 @@ class Scheduler:
         started = time.perf_counter()
         try:
             args = self._arguments(step)
-            self.emit(TASK_START, id=step.id, task=step.task, args=args, model=model)
+            await self.emit("task_start", id=step.id, task=step.task, args=args, dep=list(step.dep), model=model)
             tool_config = patch_config(config, run_name=f"{step.task} #{step.id}",
                                        configurable={"hf_model": model, "workspace": self.workspace})
             async with asyncio.timeout(self.task_timeout):  # no extra task per call, unlike wait_for
                 result = await self.tools[step.task].ainvoke(args, tool_config)
         except TimeoutError:
-            self._fail(step, f"{step.task}: timed out after {self.task_timeout:g} s", started)
+            await self._fail(step, f"{step.task}: timed out after {self.task_timeout:g} s", started)
             return
         except Exception as exc:  # noqa: BLE001 - one task's failure must not stop the others
-            self._fail(step, _error_text(exc), started)
+            await self._fail(step, _error_text(exc), started, error_type=type(exc).__name__)
             return
         result = result if isinstance(result, dict) else {"text": str(result)}
         self.results[step.id] = result
         self._finish(step, "ok", result=result)
-        self.emit(TASK_END, id=step.id, task=step.task, result=summarize(result),
+        await self.emit("task_end", id=step.id, task=step.task, result=result,
                   seconds=round(time.perf_counter() - started, 6))
 
     def _arguments(self, step: PlanTask) -> dict[str, Any]:
@@ -140,9 +161,16 @@ class Scheduler:
             args[name] = substitute(value, arg.kind if arg else "text", self.results, step.task)
         return args
 
-    def _fail(self, step: PlanTask, error: str, started: float) -> None:
+    async def emit(self, name: str, **fields: Any) -> None:
+        """Hand a stage event to ``emit`` (a function or a coroutine function)."""
+        sent = self._emit(name, **fields)
+        if inspect.isawaitable(sent):
+            await sent
+
+    async def _fail(self, step: PlanTask, error: str, started: float, *, error_type: str = "TimeoutError") -> None:
         self._finish(step, "failed", error=error)
-        self.emit(TASK_FAILED, id=step.id, task=step.task, error=error,
+        self.outcomes[step.id]["error_type"] = error_type
+        await self.emit("task_failed", id=step.id, task=step.task, error=error,
                   seconds=round(time.perf_counter() - started, 6))
 
     def _finish(self, step: PlanTask, status: str, *, result: dict | None = None, error: str | None = None) -> None:

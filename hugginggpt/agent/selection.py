@@ -1,9 +1,12 @@
 """Stage 2, model selection: pick one model per task, with one LLM call for the whole plan.
 
 Candidates come from the catalog, ranked by downloads (as the HuggingGPT paper says; the reference
-code sorted by likes). The LLM is asked only about tasks with a real choice (more than one
-candidate), all in one batched call; an answer naming a model outside the list falls back to the
-top candidate, with the reason recorded, so a hallucinated model id never reaches an executor.
+code sorted by likes). No LLM call is spent where there is no choice: a task whose model the user
+named (``catalog.preferred``, e.g. ``--local-model TASK=DIR``) runs on it, and a task with a single
+candidate the executor can run under its policy (offline: the models on disk) runs on that one.
+The LLM is asked only about tasks with a real choice, all in one batched call; an answer naming a
+model outside the list falls back to the top candidate, with the reason recorded, so a
+hallucinated model id never reaches an executor.
 """
 
 from __future__ import annotations
@@ -106,6 +109,7 @@ class ModelSelector:
         self.top_k = top_k
         self.structured = structured
         self.trace = trace
+        self.unrunnable: set[str] = set()  # tasks none of whose candidates the executor can run
         reusable = constrained is not None and constrained.serves(llm, structured)
         self.constrained = constrained if reusable else ConstrainedCache(llm, structured)
 
@@ -128,8 +132,18 @@ class ModelSelector:
         ranked = _ranked(list(self.catalog.candidates(task, k=10**6 if self.runnable else self.top_k)))
         if self.runnable is not None:
             usable = [card for card in ranked if self.runnable(task, card.id)]
+            if not usable:
+                self.unrunnable.add(task)
             ranked = usable or ranked
         return ranked[: self.top_k]
+
+    def named(self, task: str) -> Any:
+        """The model the user named for ``task`` (None when none, or when the executor cannot run it)."""
+        preferred = getattr(self.catalog, "preferred", None)
+        card = preferred(task) if preferred is not None else None
+        if card is None or (self.runnable is not None and not self.runnable(task, card.id)):
+            return None
+        return card
 
     async def select(self, user_input: str, plan: Plan, tasks: dict[str, TaskInfo],
                      config: RunnableConfig) -> dict[int, Selection]:
@@ -138,8 +152,14 @@ class ModelSelector:
         selections: dict[int, Selection] = {}
         choices: dict[int, list[Any]] = {}
         for task_id, cards in found.items():
-            if len(cards) == 1:
+            named = self.named(plan.by_id[task_id].task)
+            if named is not None:
+                selections[task_id] = {"model": named.id, "reason": "the model the user named for this task"}
+            elif len(cards) == 1:
                 selections[task_id] = {"model": cards[0].id, "reason": "the only candidate for this task"}
+            elif cards and plan.by_id[task_id].task in self.unrunnable:  # no choice worth an LLM call
+                selections[task_id] = {"model": cards[0].id, "reason": "no candidate can run under the execution "
+                                       "policy; trying the most downloaded one (execution says why it fails)"}
             elif cards:
                 choices[task_id] = cards
         if choices:

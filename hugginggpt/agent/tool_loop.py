@@ -1,80 +1,36 @@
-"""The loop that the step-by-step agents (function calling, ReAct) share: one run's input, its
-workspace, trace and budget, and the Runnable surface (invoke, stream, astream) around a subclass's
-``_loop``."""
+"""What the step-by-step agents (function calling, ReAct) share on top of the run lifecycle
+(``hugginggpt.agent.run``): their limits, one LLM turn, and one tool call — references resolved,
+repeats answered from the earlier result, the step and time budget enforced, the call recorded as a
+plan node, and every failure returned as an error ``ToolMessage`` — so each agent only reads its
+model's turns and decides the next step (``_loop``)."""
 
 from __future__ import annotations
 
 import asyncio
-import queue
-import threading
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from dataclasses import asdict
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.runnables import Runnable, RunnableConfig
-from langchain_core.runnables.config import ensure_config, merge_configs
+from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool
 
-from hugginggpt.agent.request import AgentRequest
-from hugginggpt.agent.tool_trace import Budget, RunLimits, ToolTrace
-from hugginggpt.agent.trace import Trace, UsageCounter
+from hugginggpt.agent import events as ev
+from hugginggpt.agent.limits import RunLimits
+from hugginggpt.agent.observations import clip_observation, describe_error, repeat_note, tool_error
+from hugginggpt.agent.response import correction_note, known_files, unknown_paths
+from hugginggpt.agent.run import Agent, AgentRun
+from hugginggpt.agent.tool_trace import ToolTrace
+from hugginggpt.errors import LLMError
+from hugginggpt.llm.content import content_text
+
+#: Runs a tool call (``{"name", "args", "id", "type": "tool_call"}``) and returns its ToolMessage.
+CallTool = Callable[[dict[str, Any]], Awaitable[Any]]
 
 
-class AgentRun:
-    """Everything one run owns: workspace, trace, usage counter, budget, tool trace, event sink."""
-
-    def __init__(self, agent: str, request: AgentRequest, limits: RunLimits, *,
-                 workspace_root: str | Path | None, sink: Callable[[dict], None], config: RunnableConfig | None):
-        self.workspace = request.new_workspace(workspace_root)
-        self.request = request
-        self.usage = UsageCounter()
-        self.budget = Budget(limits)
-        self.trace = Trace(self.workspace.root / "trace.json", agent=agent, input=request.input,
-                           files=request.files, limits=asdict(limits))
-        self._sink = sink
-        self.tools = ToolTrace(emit=self.emit)
-        self.config = merge_configs(ensure_config(config), {
-            "callbacks": [self.usage],
-            "configurable": {"workspace": self.workspace},
-        })
-
-    def emit(self, name: str, **fields: Any) -> dict[str, Any]:
-        """Record a stage event in the trace and hand it to whoever streams the run."""
-        event = self.trace.event(name, **fields)
-        self._sink(event)
-        return event
-
-    def finish(self, output_text: str) -> dict[str, Any]:
-        """Write the trace and return the contract's output."""
-        self.emit("response", output=output_text)
-        output = {"output": output_text, "plan": self.tools.plan, "selections": {},
-                  "results": self.tools.results}
-        self.trace.set("stopped", self.budget.stop_reason)
-        self.trace.set("usage", {**self.usage.as_dict(), "steps": self.budget.steps, "repeats": self.budget.repeats})
-        for key, value in output.items():
-            self.trace.set(key, value)
-        output["trace"] = str(self.trace.write())
-        return output
-
-    def fail(self, error: BaseException) -> None:
-        """Write what is known of a run that raised, so it can still be explained."""
-        self.trace.set("error", f"{type(error).__name__}: {error}")
-        self.trace.set("plan", self.tools.plan)
-        self.trace.set("results", self.tools.results)
-        self.trace.set("usage", self.usage.as_dict())
-        self.trace.write()
-
-
-class ToolLoopAgent(Runnable[Any, dict]):
-    """Base of the agents that call tools step by step; subclasses implement ``_loop``.
-
-    ``invoke`` runs in the caller's thread; ``stream`` runs the same loop in a worker thread and
-    yields its stage events as they happen, then ``{"event": "final", "output": {...}}``.
-    """
-
-    agent_name = "tool-loop"
+class ToolLoopAgent(Agent):
+    """Base of the agents that call tools step by step; subclasses implement ``_loop``."""
 
     def __init__(self, llm: BaseChatModel, tools: Sequence[BaseTool] | None = None, *, max_steps: int = 10,
                  max_llm_calls: int = 12, time_budget_s: float = 300, workspace_root: str | Path | None = None,
@@ -92,48 +48,97 @@ class ToolLoopAgent(Runnable[Any, dict]):
                                 time_budget_s=time_budget_s, max_repeats=max_repeats)
         self.workspace_root = workspace_root
 
-    def _loop(self, run: AgentRun) -> str:
+    async def _loop(self, run: AgentRun, calls: ToolTrace) -> str:
         """Drive the LLM and the tools; return the final answer text."""
         raise NotImplementedError
 
-    def _run(self, input: Any, config: RunnableConfig | None, sink: Callable[[dict], None]) -> dict:
-        request = AgentRequest.parse(input)
-        run = AgentRun(self.agent_name, request, self.limits, workspace_root=self.workspace_root,
-                       sink=sink, config=config)
+    async def _steps(self, run: AgentRun) -> AsyncIterator[dict[str, Any]]:
+        calls = ToolTrace()
         try:
-            text = self._loop(run)
-        except BaseException as error:
-            run.fail(error)
-            raise
-        return run.finish(text)
+            answer = await self._loop(run, calls)
+        finally:
+            run.trace.set("plan", calls.plan)
+            run.trace.set("results", calls.results)
+        results = calls.results
+        files = known_files(results, run.request.files)
+        invented = unknown_paths(answer, files)
+        if invented:
+            answer += correction_note(invented, files)
+        run.trace.set("invented_paths", invented)
+        await run.emit(ev.RESPONSE, output=answer, invented_paths=invented)
+        yield {"plan": calls.plan, "results": results, "output": answer}
 
-    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> dict:
-        return self._run(input, config, sink=lambda event: None)
+    async def ask(self, run: AgentRun, llm: Any, messages: list[BaseMessage]) -> Any:
+        """One LLM turn, recorded in the trace and reported as an ``llm_step`` event."""
+        started = time.perf_counter()
+        try:
+            reply = await llm.ainvoke(messages, config=run.config)
+        except Exception as error:
+            raise LLMError(f"the controller LLM failed: {describe_error(error)}") from error
+        await self.record_turn(run, messages, reply, round(time.perf_counter() - started, 6))
+        return reply
 
-    def stream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Iterator[dict]:
-        events: queue.Queue = queue.Queue()
-        done = object()
-        outcome: dict[str, Any] = {}
+    @staticmethod
+    async def record_turn(run: AgentRun, messages: list[Any], reply: Any, seconds: float) -> None:
+        text = content_text(reply)
+        calls = [{"name": c["name"], "args": c["args"]} for c in getattr(reply, "tool_calls", None) or []]
+        run.trace.add_llm_call("agent", list(messages), reply if calls else text,
+                               getattr(reply, "usage_metadata", None), seconds)
+        await run.emit(ev.LLM_STEP, step=run.budget.llm_calls, text=text, tool_calls=calls, seconds=seconds)
 
-        def work() -> None:
-            try:
-                outcome["output"] = self._run(input, config, sink=events.put)
-            except BaseException as error:  # re-raised in the consumer's thread
-                outcome["error"] = error
-            finally:
-                events.put(done)
+    @staticmethod
+    async def call_tool(run: AgentRun, calls: ToolTrace, call: dict[str, Any], invoke: CallTool) -> Any:
+        """One tool call of a step, as the LLM should see its outcome (a ToolMessage, content clipped).
 
-        worker = threading.Thread(target=work, name=f"{self.agent_name}-run", daemon=True)
-        worker.start()
-        while (event := events.get()) is not done:
-            yield event
-        worker.join()
-        if "error" in outcome:
-            raise outcome["error"]
-        yield {"event": "final", "output": outcome["output"]}
+        Admission happens before the first ``await``, so parallel calls of one turn are numbered in
+        the model's order.
+        """
+        name, call_id = call["name"], call.get("id") or ""
+        args = calls.resolve_references(call.get("args") or {})
+        earlier = calls.earlier_call(name, args)
+        if earlier is not None:
+            run.budget.note_repeat(name)
+            return ToolMessage(repeat_note(earlier), tool_call_id=call_id, name=name)
+        if run.budget.stop_reason is not None or not run.budget.take_step():
+            return ToolMessage(f"not run: {run.budget.stop_reason}", tool_call_id=call_id, name=name, status="error")
+        step = calls.start(name, args)
+        await _report(run, step)
+        try:
+            async with asyncio.timeout(run.budget.remaining_s):
+                reply = await invoke({**call, "args": args, "id": call_id, "type": "tool_call"})
+        except TimeoutError:
+            run.budget.run_out_of_time()
+            calls.fail(step, f"{name}: timed out after {run.budget.limits.time_budget_s:g} s (the run's time budget)")
+        except Exception as error:  # a tool that raises instead of answering with an error message
+            if _bubbles_up(error):
+                raise
+            calls.fail(step, tool_error(name, error))
+        else:
+            if not isinstance(reply, ToolMessage):  # a Command (LangGraph): nothing to observe
+                calls.finish(step, {})
+                await _report(run, step)
+                return reply
+            if reply.status == "error":
+                calls.fail(step, tool_error(name, content_text(reply)))
+            else:
+                calls.finish(step, reply.artifact if isinstance(reply.artifact, dict) else content_text(reply))
+                await _report(run, step)
+                text = content_text(reply)  # the LLM sees a clipped text; the envelope stays whole
+                clipped = clip_observation(text)
+                return reply if clipped == text else reply.model_copy(update={"content": clipped})
+        await _report(run, step)
+        return ToolMessage(f"error: {step.error}", tool_call_id=call_id, name=name, status="error")
 
-    async def astream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> AsyncIterator[dict]:
-        events = iter(self.stream(input, config))
-        end = object()
-        while (event := await asyncio.to_thread(next, events, end)) is not end:
-            yield event
+
+async def _report(run: AgentRun, step: Any) -> None:
+    name, fields = step.event()
+    await run.emit(name, **fields)
+
+
+def _bubbles_up(error: BaseException) -> bool:
+    """LangGraph's control-flow exceptions (interrupts) pass through the agent untouched."""
+    try:
+        from langgraph.errors import GraphBubbleUp
+    except ImportError:  # pragma: no cover - langgraph comes with langchain
+        return False
+    return isinstance(error, GraphBubbleUp)

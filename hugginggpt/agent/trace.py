@@ -21,31 +21,27 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.outputs import LLMResult
 
+from hugginggpt.tools.results import clip
+
 _SECRET_PATTERNS = [
     re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),  # OpenAI-style keys
     re.compile(r"\bhf_[A-Za-z0-9]{8,}"),  # Hugging Face tokens
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"),
 ]
 _SECRET_KEYS = re.compile(r"(?i)(api[_-]?key|token|secret|password|authorization)")
-_MAY_HOLD_SECRET = re.compile(r"sk-|hf_|(?i:bearer)")  # one scan; most strings skip the patterns
 
 
-def redact(value: Any) -> Any:
-    """Return ``value`` with secrets replaced by ``***`` (strings, and dict values under secret-like keys)."""
-    if isinstance(value, str):
-        if not _MAY_HOLD_SECRET.search(value):
-            return value
-        for pattern in _SECRET_PATTERNS:
-            value = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + "***", value)
-        return value
-    if isinstance(value, dict):
-        return {
-            k: ("***" if isinstance(k, str) and _SECRET_KEYS.search(k) and isinstance(v, str) and v else redact(v))
-            for k, v in value.items()
-        }
-    if isinstance(value, (list, tuple)):
-        return [redact(v) for v in value]
-    return value
+def redact(text: str) -> str:
+    """``text`` with secrets (API keys, tokens, bearer credentials) replaced by ``***``.
+
+    Structured data is redacted by ``clean``, the one walk over values."""
+    # Every secret pattern contains one of these verbatim (``bearer`` in any case): substring tests
+    # are several times faster than a regular expression, and most text has none.
+    if not ("sk-" in text or "hf_" in text or "bearer" in text.lower()):
+        return text
+    for pattern in _SECRET_PATTERNS:
+        text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + "***", text)
+    return text
 
 
 @functools.lru_cache(maxsize=1024)
@@ -54,23 +50,26 @@ def _is_secret_key(key: str) -> bool:
     return bool(_SECRET_KEYS.search(key))
 
 
-def _redact_text(text: str) -> str:
-    # Every secret pattern contains one of these verbatim (``bearer`` in any case): substring tests
-    # are several times faster than a regular expression, and most text has none.
-    if "sk-" in text or "hf_" in text or "bearer" in text.lower():
-        return redact(text)
-    return text
+#: Longer strings are cut in the trace, with a marker that says how much (a huge argument once made a
+#: 300 MB trace); the run itself saw the whole value.
+TRACE_TEXT_CHARS = 100_000
+
+
+def _trace_text(text: str) -> str:
+    text = redact(text)  # first: a cut must not leave half a secret unrecognised
+    return text if len(text) <= TRACE_TEXT_CHARS else clip(text, TRACE_TEXT_CHARS)
 
 
 def clean(value: Any) -> Any:
-    """``value`` as strict JSON data with secrets redacted, in one walk (it is ``redact`` of the
-    JSON form: messages, paths, pydantic models and sets converted, other objects as their repr).
+    """``value`` as strict JSON data with secrets redacted (strings, and string values under
+    secret-like keys), in one walk: messages, paths, pydantic models and sets converted, other
+    objects as their repr.
 
     Non-finite floats become strings ("NaN", "Infinity"): strict JSON readers reject the bare tokens.
     """
     kind = type(value)  # exact types first: a trace is mostly these, and ``isinstance`` chains cost
     if kind is str:
-        return _redact_text(value)
+        return _trace_text(value)
     if kind is dict:
         return _clean_dict(value)
     if kind is list:
@@ -96,7 +95,7 @@ def _clean_other(value: Any) -> Any:
             return value
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     if isinstance(value, str):
-        return _redact_text(value)
+        return _trace_text(value)
     if isinstance(value, int):
         return value
     if isinstance(value, dict):
@@ -104,10 +103,10 @@ def _clean_other(value: Any) -> Any:
     if isinstance(value, (list, tuple, set)):
         return [clean(item) for item in value]
     if isinstance(value, Path):
-        return _redact_text(str(value))
+        return _trace_text(str(value))
     if hasattr(value, "model_dump"):
         return clean(value.model_dump())
-    return _redact_text(repr(value))
+    return _trace_text(repr(value))
 
 
 def serialise(data: dict[str, Any]) -> str:

@@ -17,6 +17,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--seed", type=int, default=None, help="shuffle the requests with this seed before --limit")
     parser.add_argument("--mode", choices=["plan", "full"], default="plan",
                         help="plan: plans only, no model runs (default); full: real execution")
+    parser.add_argument("--split", choices=["dev", "test", "all"], default="all",
+                        help="the fixed dev/test split of hugginggpt.eval.splits to use (default: all samples)")
+    parser.add_argument("--tools", choices=["domain", "all"], default="domain",
+                        help="tasks offered to every agent: domain = those the dataset's tools map to, as "
+                             "TaskBench offers tool_desc.json (default); all = every task of the table")
+    parser.add_argument("--critic", default=None, metavar="LLM_SPEC",
+                        help="judge every plan with HuggingGPT's critic prompt on this LLM (e.g. the same spec "
+                             "as --llm); adds the critic pass rate to the tables")
     parser.add_argument("--out", default="compare-out", help="output folder (re-runs resume from it)")
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     parser.set_defaults(func=command)
@@ -28,6 +36,7 @@ def command(args: argparse.Namespace) -> int:
     from hugginggpt.cli.score_cmd import metrics_table
     from hugginggpt.errors import HuggingGPTError
     from hugginggpt.eval.compare import AGENT_NAMES, Comparison, selected_types
+    from hugginggpt.eval.splits import select_split
     from hugginggpt.eval.taskbench import load_taskbench
     from hugginggpt.llm import load_llm
 
@@ -36,16 +45,32 @@ def command(args: argparse.Namespace) -> int:
     if unknown or not agents:
         raise HuggingGPTError(f"unknown agent(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(AGENT_NAMES)}")
     dataset = load_taskbench(args.data)
-    samples = dataset.select(types=selected_types(args.types), limit=args.limit, seed=args.seed)
+    if args.limit is not None and args.limit < 1:
+        raise HuggingGPTError(f"--limit must be at least 1, got {args.limit}")
+    split = set(s.id for s in select_split(dataset.samples, args.split))
+    samples = [s for s in dataset.select(types=selected_types(args.types), seed=args.seed) if s.id in split]
+    samples = samples[:args.limit] if args.limit is not None else samples
     console = Console(stderr=True)
     if dataset.problems:
         console.print(f"[yellow]{len(dataset.problems)} malformed sample(s) left out[/] (first: {dataset.problems[0]})")
-    comparison = Comparison(dataset, load_llm(args.llm), Path(args.out), agents=agents, mode=args.mode)
+    llm = load_llm(args.llm)
+    critic = None
+    if args.critic:
+        critic = llm if args.critic == args.llm else load_llm(args.critic)
+    comparison = Comparison(dataset, llm, Path(args.out), agents=agents, mode=args.mode, tools=args.tools,
+                            critic=critic)
     reports = comparison.run(samples)
     out = Console()
     for name, report in reports.items():
-        out.print(metrics_table(report.scores, title=f"{name} ({args.mode}, {len(report.rows)} requests)"))
+        out.print(metrics_table(report.scores, title=f"{name} ({args.mode}, --tools {args.tools}, "
+                                                     f"{len(report.rows)} requests)"))
         s = report.summary()
+        if s.get("single_task_accuracy") is not None:
+            out.print(f"  single-task accuracy {s['single_task_accuracy']:.3f}")
+        if critic is not None:
+            rate = s.get("critic_pass_rate")
+            out.print(f"  critic pass rate {'n/a' if rate is None else f'{rate:.3f}'} "
+                      f"({s.get('critic_judged', 0)} judged, {s.get('critic_no_verdict', 0)} without a verdict)")
         out.print(f"  LLM calls {s['llm_calls']:.2f}/request, tokens {s['prompt_tokens']:.0f} in "
                   f"+ {s['completion_tokens']:.0f} out, {s['seconds']:.2f} s/request, {s['failures']} failed")
     if not args.no_plots:

@@ -11,7 +11,7 @@ import importlib
 import sys
 
 # name -> module under hugginggpt.cli that registers it
-SUBCOMMANDS = ["run", "chat", "tools", "models", "score", "compare"]
+SUBCOMMANDS = ["run", "chat", "tools", "models", "score", "compare", "serve"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -19,25 +19,49 @@ def build_parser() -> argparse.ArgumentParser:
         prog="hugginggpt",
         description="Plan multi-step AI requests with an LLM and run Hugging Face task models.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
         importlib.import_module(f"hugginggpt.cli.{name}_cmd").register(sub)
     return parser
 
 
+def _version() -> str:
+    """The installed distribution's version (the package's own when run from a bare checkout)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hugginggpt")
+    except PackageNotFoundError:
+        from hugginggpt import __version__
+
+        return __version__
+
+
+#: huggingface_hub's progress bar groups of file downloads: these stay on (a first run fetches a 1 GB GGUF).
+DOWNLOAD_BARS = ("huggingface_hub.http_get", "huggingface_hub.xet_get", "huggingface_hub.snapshot_download")
+
+
 def quiet_libraries() -> None:
     """Keep library chatter (Hub retry warnings, weight-loading bars) off the terminal: the CLI
-    reports progress and errors itself, one line each. ``HUGGINGGPT_VERBOSE=1`` keeps them."""
+    reports progress and errors itself, one line each. Download progress bars stay on, on stderr
+    (``HF_HUB_DISABLE_PROGRESS_BARS=1`` turns them off too). ``HUGGINGGPT_VERBOSE=1`` keeps everything."""
     import os
 
     if os.environ.get("HUGGINGGPT_VERBOSE"):
         return
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("HF_HUB_VERBOSITY", "error")  # read when huggingface_hub is imported
     import logging
 
     logging.getLogger("huggingface_hub").setLevel(logging.ERROR)
+    if os.environ.get("HF_HUB_DISABLE_PROGRESS_BARS") is None:
+        # Before transformers is imported: it reads the global switch once, for its weight-loading bars.
+        from huggingface_hub.utils import disable_progress_bars, enable_progress_bars
+
+        disable_progress_bars()
+        for name in DOWNLOAD_BARS:
+            enable_progress_bars(name)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,6 +81,17 @@ def main(argv: list[str] | None = None) -> int:
     except HuggingGPTError as exc:
         print(f"hugginggpt: error: {exc}", file=sys.stderr)
         return 1
+    except (OSError, ValueError) as exc:  # a file, folder or value the OS or a library refused: one line
+        print(f"hugginggpt: error: {_one_line(exc)}", file=sys.stderr)
+        return 1
+
+
+def _one_line(exc: BaseException) -> str:
+    """``exc`` as one line: OS errors with their file name and cause, others as ``Type: message``."""
+    if isinstance(exc, OSError) and exc.strerror:
+        where = f" {exc.filename}" if exc.filename else ""
+        return f"{exc.strerror}:{where}".rstrip(":")
+    return " ".join(f"{type(exc).__name__}: {exc}".split())
 
 
 if __name__ == "__main__":

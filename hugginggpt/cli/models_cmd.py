@@ -1,4 +1,7 @@
-"""`hugginggpt models TASK`: the catalog's candidate models for a task, most downloaded first."""
+"""`hugginggpt models TASK`: the catalog's candidate models for a task, most downloaded first.
+
+`hugginggpt models pull TASK|MODEL_ID|gguf:OWNER/REPO/FILE.gguf` downloads a model into the Hugging
+Face cache ahead of a run (progress on stderr, its local path on stdout)."""
 
 from __future__ import annotations
 
@@ -8,10 +11,15 @@ import sys
 from dataclasses import asdict, is_dataclass
 from typing import Any
 
+from hugginggpt.errors import HuggingGPTError
+
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("models", help="show candidate models for a task", description=__doc__.splitlines()[0])
-    parser.add_argument("task", help="a task name, e.g. image-classification (see `hugginggpt tools`)")
+    parser = subparsers.add_parser("models", help="show candidate models for a task, or `pull` one ahead of a run",
+                                   description=__doc__.split("\n\n")[0])
+    parser.add_argument("task", help="a task name, e.g. image-classification (see `hugginggpt tools`), or `pull`")
+    parser.add_argument("target", nargs="?", metavar="TASK|MODEL_ID",
+                        help="with `pull`: a task (its top model), a Hub model id, or gguf:OWNER/REPO/FILE.gguf")
     parser.add_argument("-k", type=positive_int, default=5, metavar="N", help="how many candidates (default 5)")
     parser.add_argument("--refresh", action="store_true", help="ask the Hub for the current top models first")
     parser.add_argument("--json", action="store_true", help="print the candidates as JSON")
@@ -38,6 +46,11 @@ def card_line(card: Any) -> str:
 def command(args: argparse.Namespace) -> int:
     from hugginggpt.tools import ModelCatalog, get_task
 
+    if args.task == "pull":
+        return pull_command(args)
+    if args.target is not None:
+        raise HuggingGPTError(f"unexpected argument {args.target!r}: `hugginggpt models TASK` takes one task "
+                              "(to download a model: `hugginggpt models pull TASK|MODEL_ID`)")
     task = get_task(args.task).name
     catalog = ModelCatalog()
     if args.refresh:
@@ -50,4 +63,15 @@ def command(args: argparse.Namespace) -> int:
     else:
         text = f"no known models for {task}; try --refresh"
     sys.stdout.write(text + "\n")
+    return 0
+
+
+def pull_command(args: argparse.Namespace) -> int:
+    """Download the model ``args.target`` names; print where it lies."""
+    from hugginggpt.tools.catalog.pull import pull
+
+    if not args.target:
+        raise HuggingGPTError("models pull: name what to download: a task, a Hub model id, or gguf:OWNER/REPO/FILE.gguf")
+    path = pull(args.target)
+    sys.stdout.write(f"{path}\n")
     return 0

@@ -25,18 +25,20 @@ AGENT_CLASSES = {
 }
 
 
-def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options shared by `run` and `chat`; unset ones fall back to env and config file."""
+def add_agent_arguments(parser: argparse.ArgumentParser, *, request_options: bool = True) -> None:
+    """The options shared by `run`, `chat` and `serve` (which has no --file/--quiet: files come with
+    each request); unset ones fall back to env and config file."""
     parser.add_argument("--agent", choices=AGENTS, help="global: plan then run (default); react; tools: function calling")
     parser.add_argument("--llm", metavar="SPEC", help="controller, e.g. openai:gpt-4o-mini, gguf:/path/model.gguf")
     parser.add_argument("--base-url", metavar="URL", help="OpenAI-compatible (or TGI) server for the controller")
-    parser.add_argument("--file", action="append", default=[], metavar="PATH", help="an input file (repeatable)")
     parser.add_argument("--execution", choices=EXECUTION_POLICIES, help="where task models run (default hybrid)")
     parser.add_argument("--endpoint", metavar="URL", help="remote inference endpoint for task models")
     parser.add_argument("--trace-dir", metavar="DIR", help="folder for run folders (trace.json, produced files)")
     parser.add_argument("--local-model", action="append", default=[], metavar="[TASK=]DIR",
                         help="a local model folder the task tools may use (repeatable)")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    if request_options:
+        parser.add_argument("--file", action="append", default=[], metavar="PATH", help="an input file (repeatable)")
+        parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
 
 def register(subparsers: Any) -> None:
@@ -48,9 +50,14 @@ def register(subparsers: Any) -> None:
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
-    return load_settings(llm=args.llm, base_url=args.base_url, agent=args.agent, execution=args.execution,
-                         endpoint=args.endpoint, trace_dir=args.trace_dir,
-                         local_models=",".join(args.local_model) or None)
+    """The settings of these arguments (env and config file fill the rest), checked before any load."""
+    from hugginggpt.cli.validation import check_settings
+
+    settings = load_settings(llm=args.llm, base_url=args.base_url, agent=args.agent, execution=args.execution,
+                             endpoint=args.endpoint, trace_dir=args.trace_dir,
+                             local_models=",".join(args.local_model) or None)
+    check_settings(settings)
+    return settings
 
 
 def input_files(paths: list[str]) -> list[str]:
@@ -77,8 +84,18 @@ def make_catalog(settings: Settings) -> Any:
 
     catalog = ModelCatalog()
     for task, folder in settings.local_model_entries():
-        catalog.register_local(folder, task=task)
+        catalog.register_local(folder, task=task, preferred=True)  # the user named it: it runs the task
     return catalog
+
+
+def offer_controller(catalog: Any, llm: Any) -> None:
+    """An embedded GGUF controller also runs the GGUF text tasks (summarization, translation...) when
+    no other local model can: the same loaded model, no second copy."""
+    path = getattr(llm, "model_path", None)
+    if path:
+        from hugginggpt.tools.executors.local_tasks.gguf_text import register_controller
+
+        register_controller(catalog, path)
 
 
 def make_tools(settings: Settings, catalog: Any = None) -> list[Any]:
@@ -90,8 +107,9 @@ def make_tools(settings: Settings, catalog: Any = None) -> list[Any]:
     return build_tools(executor=default_executor(catalog=catalog, policy=settings.execution), catalog=catalog)
 
 
-def make_agent(settings: Settings, llm: Any) -> Any:
-    """The agent the settings name, with the task tools and the run folder."""
+def make_agent(settings: Settings, llm: Any, *, catalog: Any = None, tools: list[Any] | None = None) -> Any:
+    """The agent the settings name, with the task tools and the run folder (``catalog`` and ``tools``:
+    ones already made for these settings, shared between agents, e.g. by the server)."""
     import importlib
 
     module_name, class_name = AGENT_CLASSES[settings.agent]
@@ -99,8 +117,10 @@ def make_agent(settings: Settings, llm: Any) -> Any:
         agent_class = getattr(importlib.import_module(module_name), class_name)
     except (ImportError, AttributeError):
         raise HuggingGPTError(f"the {settings.agent} agent ({class_name}) is not available in this installation") from None
-    catalog = make_catalog(settings)
-    options: dict[str, Any] = {"tools": make_tools(settings, catalog)}
+    if catalog is None:
+        catalog = make_catalog(settings)
+    offer_controller(catalog, llm)
+    options: dict[str, Any] = {"tools": tools if tools is not None else make_tools(settings, catalog)}
     accepted = inspect.signature(agent_class).parameters
     if "catalog" in accepted:  # model selection sees the same models the tools can run
         options["catalog"] = catalog
@@ -120,9 +140,10 @@ def agent_input(text: str, history: list[Any], files: list[str]) -> dict[str, An
 
 
 def stream_run(agent: Any, request: dict[str, Any], progress: Any) -> dict[str, Any]:
-    """Run the agent through ``stream()``, showing each stage event; return the final output."""
+    """Run the agent through its stage events (``stream_stage_events``), showing each; return the
+    final output. Ctrl-C closes the iterator, which cancels the run (its trace is still written)."""
     final = None
-    for event in agent.stream(request):
+    for event in agent.stream_stage_events(request):
         if event.get("event") == "final":
             final = event.get("output")
         else:

@@ -8,6 +8,12 @@ their loop continues as it would. ``full``: the agents run for real, with the re
 Per agent, predictions go to ``<out>/predictions/<agent>.json`` in TaskBench's format (one JSON
 line per request, plus a ``harness`` entry with time, LLM calls, tokens and error). A re-run skips
 requests already there, so an interrupted comparison resumes where it stopped.
+
+Tools offered (``tools``): ``domain`` (TaskBench's protocol: only the tasks the domain's tools map
+to, as TaskBench gives its model ``tool_desc.json``) or ``all`` (every task of our table: the
+product question). With a ``critic`` LLM, each plan is also judged by HuggingGPT's critic prompt;
+verdicts go to ``<out>/predictions/<agent>.critic.json`` (resumable too) and into the tables as the
+critic pass rate (yes / verdicts) with the answers that gave no verdict counted apart.
 """
 
 from __future__ import annotations
@@ -29,12 +35,15 @@ from hugginggpt.errors import HuggingGPTError
 from hugginggpt.eval.mapping import TaskBenchMapping
 from hugginggpt.eval.scoring import METRICS, GroupScore, load_predictions, score
 from hugginggpt.eval.taskbench import GRAPH_TYPES, TaskBenchDataset, TaskBenchSample
+from hugginggpt.tools.resources.sniff import KIND_SUFFIX
+from hugginggpt.tools.results import FILE_KINDS
 
 AGENT_NAMES = ("global", "react", "tools")
 MODES = ("plan", "full")
-_EXTENSIONS = {"image": ".png", "audio": ".wav", "video": ".mp4"}
+TOOL_SETS = ("domain", "all")
+_EXTENSIONS = {kind: KIND_SUFFIX[kind] for kind in FILE_KINDS}  # the one list: tools/resources/sniff.py
 
-AgentFactory = Callable[[Any, str, Path], Any]  # (llm, mode, workspace root) -> agent
+AgentFactory = Callable[..., Any]  # (llm, mode, workspace root, tasks=None) -> agent
 
 
 # ----- stand-in tools for planning-only runs -----
@@ -71,15 +80,23 @@ def placeholder_tools(tasks: Iterable[str] | None = None, root: str | Path = "."
 
 # ----- agents -----
 
-def build_agent(name: str, llm: Any, mode: str, root: Path) -> Any:
-    """The agent called ``name`` (global | react | tools) for ``mode``, on ``llm``."""
+def build_agent(name: str, llm: Any, mode: str, root: Path, tasks: Sequence[str] | None = None) -> Any:
+    """The agent called ``name`` (global | react | tools) for ``mode``, on ``llm``, offered ``tasks``
+    (None: every task of the table)."""
     from hugginggpt import agent as agents
 
     classes = {"global": "GlobalPlanAgent", "react": "ReActAgent", "tools": "FunctionCallingAgent"}
     if name not in classes:
         raise HuggingGPTError(f"unknown agent {name!r} (choose from {', '.join(AGENT_NAMES)})")
     cls = getattr(agents, classes[name])
-    tools = placeholder_tools(root=root) if mode == "plan" else None
+    if mode == "plan":
+        tools = placeholder_tools(tasks, root=root)
+    elif tasks is not None:
+        from hugginggpt.tools.factory import build_tools
+
+        tools = build_tools(tasks)
+    else:
+        tools = None
     return cls(llm, tools=tools, workspace_root=root / "runs")
 
 
@@ -103,6 +120,7 @@ async def run_request(agent: Any, request: str, mode: str) -> dict[str, Any]:
     started = time.perf_counter()
     plan: list[dict[str, Any]] = []
     error = None
+    extra: dict[str, Any] = {}
     try:
         if mode == "plan" and hasattr(agent, "aplan"):
             aplan = agent.aplan
@@ -111,9 +129,12 @@ async def run_request(agent: Any, request: str, mode: str) -> dict[str, Any]:
         else:
             result = await agent.ainvoke({"input": request, "chat_history": []}, config=config)
         plan = plan_list(result)
+        # the planner's raw answers and repairs, when it reports them: plans can be re-validated offline
+        extra = {key: getattr(result, key) for key in ("raw_outputs", "repairs") if hasattr(result, key)}
     except Exception as exc:  # one failing request must not stop a comparison
         error = f"{type(exc).__name__}: {exc}"
-    return {"plan": plan, "seconds": round(time.perf_counter() - started, 6), "error": error, **usage.as_dict()}
+    return {"plan": plan, "seconds": round(time.perf_counter() - started, 6), "error": error, **usage.as_dict(),
+            **extra}
 
 
 # ----- the comparison -----
@@ -125,6 +146,8 @@ class AgentReport:
     agent: str
     scores: dict[str, GroupScore]
     rows: list[dict[str, Any]]  # prediction rows with their ``harness`` entry
+    verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)  # id -> critic verdict
+    gold: dict[str, list[str]] = field(default_factory=dict)  # id -> ground-truth tool names
 
     @property
     def failures(self) -> int:
@@ -137,12 +160,34 @@ class AgentReport:
     def by_type(self, graph_type: str) -> list[dict[str, Any]]:
         return [row for row in self.rows if row["harness"].get("type") == graph_type]
 
+    def critic(self, rows: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Critic pass rate (yes / verdicts given), the number judged and the no-verdict count."""
+        rows = self.rows if rows is None else rows
+        judged = [self.verdicts[r["id"]] for r in rows if r["id"] in self.verdicts]
+        choices = [v.get("choice") for v in judged]
+        given = [c for c in choices if c in ("yes", "no")]
+        return {"critic_pass_rate": given.count("yes") / len(given) if given else None,
+                "critic_judged": len(judged), "critic_no_verdict": len(judged) - len(given)}
+
+    def single_task_accuracy(self, rows: Sequence[dict[str, Any]] | None = None) -> float | None:
+        """Exact task match on single-tool requests (the paper's single-task accuracy); None without any."""
+        rows = self.rows if rows is None else rows
+        singles = [r for r in rows if r["harness"].get("type") == "single" and r["id"] in self.gold]
+        if not singles:
+            return None
+        hits = sum(1 for r in singles if exact_tasks(r) == self.gold[r["id"]])
+        return hits / len(singles)
+
     def summary(self) -> dict[str, Any]:
         overall = self.scores["overall_overall"]
         return {
             "agent": self.agent,
             "requests": len(self.rows),
             **{m: getattr(overall, m) for m in METRICS},
+            "single_task_accuracy": self.single_task_accuracy(),
+            **(self.critic() if self.verdicts else {}),
+            "critic_by_type": {t: self.critic(self.by_type(t)) for t in GRAPH_TYPES} if self.verdicts else None,
+            "median_seconds": _median([r["harness"].get("seconds") or 0 for r in self.rows]),
             "llm_calls": self.mean("llm_calls"),
             "prompt_tokens": self.mean("prompt_tokens"),
             "completion_tokens": self.mean("completion_tokens"),
@@ -163,21 +208,40 @@ class Comparison:
     factory: AgentFactory = build_agent
     mapping: TaskBenchMapping | None = None
     progress: bool = True
+    tools: str = "domain"
+    critic: Any = None  # an LLM judging each plan, or None
     reports: dict[str, AgentReport] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise HuggingGPTError(f"unknown mode {self.mode!r} (choose plan or full)")
+        if self.tools not in TOOL_SETS:
+            raise HuggingGPTError(f"--tools: unknown tool set {self.tools!r} (choose domain or all)")
         self.out = Path(self.out)
         self.mapping = self.mapping or TaskBenchMapping(self.dataset.tools)
+
+    def offered_tasks(self) -> list[str] | None:
+        """The tasks each agent is offered: the domain's (mapped), or None for the whole table."""
+        if self.tools == "all":
+            return None
+        tasks = self.mapping.domain_tasks()
+        if not tasks:
+            raise HuggingGPTError("--tools domain: none of the dataset's tools maps to a task of the table")
+        return tasks
 
     def predictions_path(self, agent: str) -> Path:
         return self.out / "predictions" / f"{agent}.json"
 
+    def critic_path(self, agent: str) -> Path:
+        return self.out / "predictions" / f"{agent}.critic.json"
+
     async def arun(self, samples: Sequence[TaskBenchSample]) -> dict[str, AgentReport]:
+        tasks = self.offered_tasks()
         for name in self.agents:
-            agent = self.factory(name, self.llm, self.mode, self.out / name)
+            agent = self.factory(name, self.llm, self.mode, self.out / name, tasks=tasks)
             await self._run_agent(name, agent, samples)
+            if self.critic is not None:
+                await self._judge(name, samples, tasks)
             self.reports[name] = self._report(name, samples)
         self.write_tables()
         return self.reports
@@ -195,11 +259,35 @@ class Comparison:
             with path.open("a", encoding="utf-8") as fh:
                 for sample in todo:
                     outcome = await run_request(agent, sample.request, self.mode)
-                    row = self.mapping.plan_to_prediction(sample.id, outcome.pop("plan"))
-                    row["harness"] = {"agent": name, "mode": self.mode, "type": sample.type,
-                                      "n_tools": len(sample.nodes), **outcome}
+                    plan = outcome.pop("plan")
+                    row = self.mapping.plan_to_prediction(sample.id, plan)
+                    row["harness"] = {"agent": name, "mode": self.mode, "tools": self.tools, "type": sample.type,
+                                      "n_tools": len(sample.nodes), **outcome, "plan": plan}
                     fh.write(json.dumps(row, ensure_ascii=False) + "\n")
                     fh.flush()  # a crash or Ctrl-C loses at most the request in flight
+                    bar.update(1)
+        finally:
+            bar.close()
+
+    async def _judge(self, name: str, samples: Sequence[TaskBenchSample], tasks: list[str] | None) -> None:
+        """Critic verdicts for this agent's plans that have none yet (appended, resumable)."""
+        from hugginggpt.agent.critic import ajudge_plan
+        from hugginggpt.agent.planning import ConstrainedCache
+
+        predictions = load_predictions(self.predictions_path(name))
+        path = self.critic_path(name)
+        done = set(load_predictions(path)) if path.is_file() else set()
+        todo = [s for s in samples if s.id in predictions and s.id not in done]
+        infos = _task_infos(tasks)
+        cache = ConstrainedCache(self.critic, "auto")
+        bar = _progress_bar(len(todo), f"{name} (critic)", enabled=self.progress)
+        try:
+            with path.open("a", encoding="utf-8") as fh:
+                for sample in todo:
+                    verdict = await ajudge_plan(self.critic, sample.request, judged_plan(predictions[sample.id]),
+                                                infos, constrained=cache)
+                    fh.write(json.dumps({"id": sample.id, **verdict.as_dict()}, ensure_ascii=False) + "\n")
+                    fh.flush()
                     bar.update(1)
         finally:
             bar.close()
@@ -212,7 +300,10 @@ class Comparison:
         rows = [predictions[s.id] for s in samples if s.id in predictions]
         for row in rows:
             row.setdefault("harness", {})
-        return AgentReport(name, scores, rows)
+        path = self.critic_path(name)
+        verdicts = {i: v for i, v in load_predictions(path).items() if i in wanted} if path.is_file() else {}
+        gold = {s.id: [n["task"] for n in s.nodes] for s in samples}
+        return AgentReport(name, scores, rows, verdicts, gold)
 
     # ----- outputs -----
 
@@ -227,12 +318,17 @@ class Comparison:
                 chosen = report.rows if split == "overall" else report.by_type(split)
                 if n_tools != "overall":
                     chosen = [r for r in chosen if r["harness"].get("n_tools") == int(n_tools)]
+                critic = report.critic(chosen) if report.verdicts else {}
                 rows.append({"agent": name, "group": group, "samples": s.supports,
                              **{m: _round(getattr(s, m)) for m in METRICS},
+                             "single_task_accuracy": _round(report.single_task_accuracy(chosen)),
+                             "critic_pass_rate": _round(critic.get("critic_pass_rate")),
+                             "critic_no_verdict": critic.get("critic_no_verdict"),
                              "llm_calls": _round(report.mean("llm_calls", chosen)),
                              "prompt_tokens": _round(report.mean("prompt_tokens", chosen)),
                              "completion_tokens": _round(report.mean("completion_tokens", chosen)),
                              "seconds": _round(report.mean("seconds", chosen)),
+                             "median_seconds": _round(_median([r["harness"].get("seconds") or 0 for r in chosen])),
                              "failures": sum(1 for r in chosen if r["harness"].get("error"))})
         return rows
 
@@ -248,7 +344,8 @@ class Comparison:
             writer.writerows(rows)
         paths["md"].write_text(markdown_table(rows, columns), encoding="utf-8")
         summary = {name: report.summary() for name, report in self.reports.items()}
-        paths["json"].write_text(json.dumps({"mode": self.mode, "agents": summary}, indent=2), encoding="utf-8")
+        paths["json"].write_text(json.dumps({"mode": self.mode, "tools": self.tools, "agents": summary}, indent=2),
+                                 encoding="utf-8")
         return paths
 
 
@@ -257,6 +354,35 @@ def markdown_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) ->
     for row in rows:
         lines.append("| " + " | ".join("" if row.get(c) is None else str(row.get(c)) for c in columns) + " |")
     return "\n".join(lines) + "\n"
+
+
+def exact_tasks(row: Mapping[str, Any]) -> list[str]:
+    """The tool names of a prediction row, in order."""
+    return [str(node.get("task")) for node in (row.get("result") or {}).get("task_nodes") or []
+            if isinstance(node, Mapping)]
+
+
+def judged_plan(row: Mapping[str, Any]) -> list[Any]:
+    """What the critic sees of a prediction: the agent's own plan when recorded, else TaskBench's nodes."""
+    plan = (row.get("harness") or {}).get("plan")
+    if isinstance(plan, list):
+        return plan
+    return [{"task": node.get("task"), "id": i, "args": node.get("arguments")}
+            for i, node in enumerate((row.get("result") or {}).get("task_nodes") or []) if isinstance(node, Mapping)]
+
+
+def _task_infos(tasks: Sequence[str] | None) -> dict[str, Any]:
+    from hugginggpt.agent.plan import task_info_from_spec
+    from hugginggpt.tools.table import task_table
+
+    table = task_table()
+    return {name: task_info_from_spec(table[name]) for name in (tasks if tasks is not None else table)}
+
+
+def _median(values: Sequence[float]) -> float | None:
+    import statistics
+
+    return statistics.median(values) if values else None
 
 
 def _round(value: float | None) -> float | None:

@@ -13,14 +13,13 @@ import re
 from typing import Any, Iterable, Mapping, Sequence
 
 from hugginggpt.eval.scoring import content_type
+from hugginggpt.tools.resources.refs import CANONICAL_REF, RESOURCE_REF
 
 # TaskBench tool -> (our task, why the name differs)
 _RENAMED = {
     "Image Editing": ("image-text-to-image", "an image edited by a text instruction is the Hub's image-text-to-image"),
 }
-_RESOURCE = re.compile(r"<resource>-(\d+)")
-_NODE = re.compile(r"<node-(-?\d+)>")
-_VALUE_KINDS = ("text", "image", "audio", "video", "list")
+_VALUE_KINDS = ("text", "image", "audio", "video", "list", "table")
 
 
 def hub_name(tool: str) -> str:
@@ -58,6 +57,10 @@ class TaskBenchMapping:
         """The TaskBench tool for one of our tasks, None when the domain has no such tool."""
         return self._to_tool.get(task)
 
+    def domain_tasks(self) -> list[str]:
+        """Our tasks that the domain's tools map to, in the order of ``tool_desc.json`` (no duplicates)."""
+        return list(dict.fromkeys(self._to_task[tool] for tool in self.tools if tool in self._to_task))
+
     def unmatched(self) -> dict[str, str]:
         """TaskBench tools with no task in our table, and why."""
         return dict(self._unmatched)
@@ -87,14 +90,19 @@ class TaskBenchMapping:
     def plan_arguments(self, task: str, args: Mapping[str, Any], index_of: Mapping[int, int]) -> list[Any]:
         """Our named arguments as TaskBench's positional values, references as ``<node-k>``.
 
-        Kept: the text, media and list arguments the plan set, in the table's order; options
-        (numbers, choices) are not arguments in TaskBench. Unknown tasks keep every argument given.
+        Kept: the text, media, table and list arguments the plan set, in the table's order; options
+        (numbers, choices) are not arguments in TaskBench. For a task the domain has a tool for, only
+        the required ones: a TaskBench tool takes exactly its inputs (``input-type``), and our optional
+        settings (``tgt_lang``, ``negative_prompt``) have no place there. Unknown tasks keep every
+        argument given.
         """
         spec = self.tasks.get(task)
         if spec is None:
             chosen = list(args.items())
         else:
-            chosen = [(a.name, args[a.name]) for a in spec.args if a.name in args and a.kind in _VALUE_KINDS]
+            in_domain = self.to_tool(task) is not None
+            chosen = [(a.name, args[a.name]) for a in spec.args
+                      if a.name in args and a.kind in _VALUE_KINDS and (a.required or not in_domain)]
         values: list[Any] = []
         for _, value in chosen:
             for item in value if isinstance(value, list) else [value]:
@@ -132,16 +140,16 @@ class TaskBenchMapping:
             return "text", value
 
         def replace(match: re.Match) -> str:
-            j = int(match.group(1))
+            j = int(match.group("id"))
             if not 0 <= j < len(nodes):
                 return match.group(0)
             deps.add(j)
             return f"<resource>-{j}"
 
-        converted = _NODE.sub(replace, value)
-        whole = _NODE.fullmatch(value.strip())
+        converted = RESOURCE_REF.sub(replace, value)
+        whole = RESOURCE_REF.fullmatch(value.strip())
         if whole and converted != value:
-            referenced = str(nodes[int(whole.group(1))].get("task", "")).replace("_", " ")
+            referenced = str(nodes[int(whole.group("id"))].get("task", "")).replace("_", " ")
             return self.output_kind(referenced), converted
         return content_type(value), converted
 
@@ -164,10 +172,10 @@ def _free_slot(spec: Any, kind: str, filled: Mapping[str, Any]) -> str | None:
 
 def _to_node_refs(value: str, index_of: Mapping[int, int]) -> str:
     def replace(match: re.Match) -> str:
-        k = index_of.get(int(match.group(1)))
+        k = index_of.get(int(match.group("id")))
         return f"<node-{k}>" if k is not None else match.group(0)
 
-    return _RESOURCE.sub(replace, value)
+    return CANONICAL_REF.sub(replace, value)
 
 
 def _as_int(value: Any, default: int) -> int:

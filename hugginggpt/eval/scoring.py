@@ -1,7 +1,7 @@
 """TaskBench metrics, computed exactly as TaskBench's ``evaluate.py`` (resource dependency mode).
 
 Figures match the reference implementation to the last digit, so results are comparable with
-published ones. That means keeping its quirks (see /work/shared/taskbench/README.md):
+published ones. That means keeping its quirks (see ``../shared/taskbench/README.md`` next to the checkout):
 
 * node F1 is set-based per sample ("no matching"); tools not in ``tool_desc.json`` count nowhere;
 * links come from ``<node-j>`` references inside arguments, not from ``task_links``; a link's

@@ -24,6 +24,7 @@ from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.language_models.chat_models import LangSmithParams
 from langchain_core.messages import (
     AIMessage,
     AIMessageChunk,
@@ -39,9 +40,11 @@ from langchain_core.utils.function_calling import (
     convert_to_json_schema,
     convert_to_openai_tool,
 )
+from langchain_core.utils.pydantic import is_basemodel_subclass
 from pydantic import BaseModel, Field
 
 from hugginggpt.errors import LLMError
+from hugginggpt.llm.fair_lock import FairLock
 from hugginggpt.llm.tool_calls import (
     messages_as_text_protocol,
     messages_for_template,
@@ -104,7 +107,7 @@ def _load_llama(path: str, n_ctx: int, n_threads: int, n_gpu_layers: int, seed: 
         if key in _LOADED:
             return _LOADED[key]
         try:
-            from llama_cpp import Llama
+            import llama_cpp  # noqa: F401
         except ImportError:
             raise LLMError(
                 "llama-cpp-python is not installed: pip install 'hugginggpt[llm]', "
@@ -112,9 +115,11 @@ def _load_llama(path: str, n_ctx: int, n_threads: int, n_gpu_layers: int, seed: 
             ) from None
         if not Path(path).is_file():
             raise LLMError(f"GGUF file not found: {path}")
+        from hugginggpt.llm.prompt_cache import cached_llama_class
+
         try:
             with _extra_buffers(extra_buffers):
-                llama = Llama(
+                llama = cached_llama_class()(
                     model_path=key[0],
                     n_ctx=n_ctx,
                     n_threads=n_threads,
@@ -124,10 +129,33 @@ def _load_llama(path: str, n_ctx: int, n_threads: int, n_gpu_layers: int, seed: 
                 )
         except (ValueError, RuntimeError, OSError) as exc:
             raise LLMError(f"cannot load GGUF model {path}: {exc}") from None
+        _attach_prompt_cache(llama, key[0], n_ctx)
         if not _LOADED:
             atexit.register(_close_all)
-        _LOADED[key] = (llama, threading.Lock())
+        _LOADED[key] = (llama, FairLock())  # concurrent callers (server runs) are served in arrival order
         return _LOADED[key]
+
+
+def _attach_prompt_cache(llama: Any, path: str, n_ctx: int) -> None:
+    """Keep evaluated prompt prefixes in RAM and on disk (``HUGGINGGPT_PROMPT_CACHE``: disk, ram, off)."""
+    from hugginggpt.llm.prompt_cache import PromptStateCache, cache_root, model_identity, prompt_cache_mode
+
+    mode = prompt_cache_mode()
+    if mode == "off":
+        return
+    directory = cache_root() / "prompt-states" if mode == "disk" else None
+    llama.set_cache(PromptStateCache(model_identity(path, n_ctx), directory, llama=llama))
+
+
+def shared_llama(path: str | Path) -> tuple[Any, Any, int] | None:
+    """The already loaded ``Llama`` of a GGUF file (the largest context if several), its lock and context size."""
+    resolved = str(Path(path).resolve())
+    with _LOADING:
+        found = [(n_ctx, llama, lock) for (loaded, n_ctx), (llama, lock) in _LOADED.items() if loaded == resolved]
+    if not found:
+        return None
+    n_ctx, llama, lock = max(found, key=lambda item: item[0])
+    return llama, lock, n_ctx
 
 
 def _close_all() -> None:
@@ -154,6 +182,16 @@ def _json_schema(schema: dict[str, Any] | type) -> dict[str, Any]:
     if isinstance(schema, type) and issubclass(schema, BaseModel):
         return schema.model_json_schema()
     return convert_to_json_schema(schema)
+
+
+def _traced_schema(schema: Any, json_schema: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The schema as LangChain's tracing records it (``convert_to_json_schema``: no property titles)."""
+    if schema is None:
+        return None
+    try:
+        return convert_to_json_schema(schema)
+    except (ValueError, TypeError):
+        return json_schema
 
 
 def template_renders_tools(llama: Any) -> bool:
@@ -225,6 +263,19 @@ class LlamaCppChatModel(BaseChatModel):
             "seed": self.seed,
         }
 
+    def _get_ls_params(self, stop: list[str] | None = None, **kwargs: Any) -> LangSmithParams:
+        """What LangSmith records of a call: provider, the GGUF file name, sampling limits."""
+        params = super()._get_ls_params(stop=stop, **kwargs)
+        params["ls_provider"] = "llamacpp"
+        params["ls_model_name"] = kwargs.get("model") or Path(self.model_path).name
+        params["ls_temperature"] = kwargs.get("temperature", self.temperature)
+        max_tokens = kwargs.get("max_tokens", self.max_tokens)
+        if max_tokens is not None:
+            params["ls_max_tokens"] = max_tokens
+        if stop or self.stop:
+            params["ls_stop"] = stop or self.stop
+        return params
+
     def load(self) -> LlamaCppChatModel:
         """Load the weights now (they are shared with every model on the same file and n_ctx)."""
         self._client()
@@ -291,13 +342,15 @@ class LlamaCppChatModel(BaseChatModel):
             )
             for call in message.get("tool_calls") or []
         ]
+        invalid_tool_calls = []
         if tool_names is not None and not tool_calls:
             parsed = parse_tool_calls(content, tool_names)
-            content, tool_calls = parsed.content, parsed.tool_calls
+            content, tool_calls, invalid_tool_calls = parsed.content, parsed.tool_calls, parsed.invalid_tool_calls
         finish_reason = "tool_calls" if tool_calls else choice.get("finish_reason")
         ai = AIMessage(
             content=content,
             tool_calls=tool_calls,
+            invalid_tool_calls=invalid_tool_calls,
             usage_metadata=_usage(response),
             response_metadata={"finish_reason": finish_reason, "model_name": Path(self.model_path).name},
         )
@@ -321,13 +374,27 @@ class LlamaCppChatModel(BaseChatModel):
         params = self._params(stop, kwargs)
         prompt, _ = self._prompt(llama, messages, params)
         with lock:  # held until the stream ends: the context is busy until then
+            finish_reason = None
             for part in llama.create_chat_completion(messages=prompt, stream=True, **params):
                 choice = (part.get("choices") or [{}])[0]
                 text = (choice.get("delta") or {}).get("content") or ""
+                finish_reason = choice.get("finish_reason") or finish_reason
                 chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
                 if run_manager and text:
                     run_manager.on_llm_new_token(text, chunk=chunk)
                 yield chunk
+            # llama-cpp-python streams no usage; the prompt cache saw both token counts go by.
+            prompt_tokens, completion_tokens = getattr(llama.cache, "last_lengths", (0, None))
+            usage = None
+            if completion_tokens is not None:
+                usage = UsageMetadata(input_tokens=prompt_tokens, output_tokens=completion_tokens,
+                                      total_tokens=prompt_tokens + completion_tokens)
+            yield ChatGenerationChunk(
+                message=AIMessageChunk(content="", usage_metadata=usage, chunk_position="last",
+                                       response_metadata={"finish_reason": finish_reason,
+                                                          "model_name": Path(self.model_path).name}),
+                generation_info={"finish_reason": finish_reason},
+            )
 
     def bind_tools(
         self,
@@ -374,10 +441,10 @@ class LlamaCppChatModel(BaseChatModel):
             response_format["schema"] = json_schema
         llm = self.bind(
             response_format=response_format,
-            ls_structured_output_format={"kwargs": {"method": method}, "schema": json_schema},
+            ls_structured_output_format={"kwargs": {"method": method}, "schema": _traced_schema(schema, json_schema)},
             **kwargs,
         )
-        if isinstance(schema, type) and issubclass(schema, BaseModel):
+        if isinstance(schema, type) and is_basemodel_subclass(schema):  # pydantic 2, or 1 (pydantic.v1)
             parser: Runnable = PydanticOutputParser(pydantic_object=schema)
         else:
             parser = JsonOutputParser()

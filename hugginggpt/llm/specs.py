@@ -72,11 +72,24 @@ def is_hub_file(ref: str) -> bool:
     return not path.exists() and not looks_local and ref.lower().endswith(".gguf")
 
 
+def is_gguf_file(path: str | Path) -> bool:
+    """Whether ``path`` is a file that starts with the GGUF magic bytes (``GGUF``)."""
+    try:
+        with open(Path(path).expanduser(), "rb") as fh:
+            return fh.read(4) == b"GGUF"
+    except OSError:
+        return False
+
+
 def resolve_gguf(ref: str, *, endpoint: str | None = None, cache_dir: str | Path | None = None) -> Path:
     """A local GGUF path for ``ref``: an existing file, or ``REPO_ID/FILE.gguf`` fetched from the Hub once."""
     path = Path(ref).expanduser()
     if path.is_file():
+        if not is_gguf_file(path):
+            raise LLMError(f"{ref} is not a GGUF file (it does not start with the GGUF magic bytes)")
         return path.resolve()
+    if path.is_dir():
+        raise LLMError(f"{ref} is a folder, not a GGUF file")
     if not is_hub_file(ref):
         raise LLMError(
             f"GGUF file not found: {ref}; give an existing .gguf file or a Hub file as gguf:OWNER/REPO/FILE.gguf"

@@ -2,8 +2,10 @@
 
 Instruction-tuned GGUF models are trained to call tools in text, not through an API, so the embedded
 controller must (1) show the tools and past calls to the model in the form it was trained on, and
-(2) read the calls back out of its answer. A block that cannot be read, or names an unknown tool,
-stays in the text, so an agent sees what the model wrote instead of losing it.
+(2) read the calls back out of its answer, with or without the ``<tool_call>`` tags (Qwen and
+Hermes-style models often leave them out). A call that cannot be made (unreadable, unknown tool, bad
+arguments) goes to ``AIMessage.invalid_tool_calls`` and its text stays in the content, so an agent
+sees what the model wrote instead of losing it.
 """
 
 from __future__ import annotations
@@ -15,10 +17,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from langchain_core.messages.tool import ToolCall, tool_call
+from langchain_core.messages.tool import (
+    InvalidToolCall,
+    ToolCall,
+    invalid_tool_call,
+    tool_call,
+)
+
+from hugginggpt.llm.content import content_text as _text
+from hugginggpt.llm.json_text import read_json, strip_fence
 
 _BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
-_FENCE = re.compile(r"^```[a-zA-Z0-9_-]*\s*\n?(.*?)\n?```$", re.DOTALL)
 
 TOOLS_INSTRUCTIONS = (
     "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
@@ -36,6 +45,8 @@ class ParsedToolCalls:
 
     content: str
     tool_calls: list[ToolCall] = field(default_factory=list)
+    invalid_tool_calls: list[InvalidToolCall] = field(default_factory=list)
+    """Calls the model tried to make that cannot be made (unreadable, unknown tool, bad arguments)."""
 
 
 def new_call_id() -> str:
@@ -43,30 +54,24 @@ def new_call_id() -> str:
     return "call_" + uuid.uuid4().hex[:24]
 
 
-def _strip_fence(text: str) -> str:
-    text = text.strip()
-    match = _FENCE.match(text)
-    return match.group(1).strip() if match else text
-
-
-def _as_call(obj: Any, known: set[str] | None) -> ToolCall | None:
-    """``{"name", "arguments"}`` (arguments a dict or a JSON string of one) as a call, else None."""
+def _call_or_error(obj: Any, known: set[str] | None) -> ToolCall | str:
+    """``{"name", "arguments"}`` (arguments a dict or a JSON string of one) as a call, else why not."""
     if isinstance(obj, dict) and isinstance(obj.get("function"), dict):  # OpenAI's nesting
         obj = obj["function"]
     if not isinstance(obj, dict) or not isinstance(obj.get("name"), str):
-        return None
+        return "not a call: no function name"
     if known is not None and obj["name"] not in known:
-        return None
+        return f"{obj['name']!r} is not one of the tools offered ({', '.join(sorted(known)) or 'none'})"
     args = obj.get("arguments", obj.get("parameters", {}))
     if isinstance(args, str):
         try:
             args = json.loads(args) if args.strip() else {}
-        except json.JSONDecodeError:
-            return None
+        except json.JSONDecodeError as exc:
+            return f"the arguments are not JSON: {exc.msg}"
     if args is None:
         args = {}
     if not isinstance(args, dict):
-        return None
+        return f"the arguments are a JSON {type(args).__name__}, not an object"
     return tool_call(name=obj["name"], args=args, id=new_call_id())
 
 
@@ -78,7 +83,7 @@ def _json_values(text: str) -> list[Any] | None:
     closing brace after a value is tolerated (small models often write one). Any other text
     between or after the values means the text is not calls: None.
     """
-    text = _strip_fence(text)
+    text = strip_fence(text)
     decoder = json.JSONDecoder()
     values: list[Any] = []
     position = 0
@@ -92,52 +97,102 @@ def _json_values(text: str) -> list[Any] | None:
     return values or None
 
 
-def _as_calls(values: list[Any] | None, known: set[str] | None) -> list[ToolCall] | None:
-    """All of ``values`` as calls, or None if any of them is not one."""
-    found = [_as_call(value, known) for value in values or []]
-    return found if found and all(found) else None  # type: ignore[return-value]
+def _lenient_values(text: str) -> list[Any] | None:
+    """``_json_values``, else one value read by the lenient reader (single quotes, trailing commas)
+    when the text is one complete object or list; a cut-off value (unbalanced brackets) is None."""
+    values = _json_values(text)
+    if values is not None:
+        return values
+    body = strip_fence(text)
+    if body[:1] not in "[{" or body.count("{") > body.count("}") or body.count("[") > body.count("]"):
+        return None
+    try:
+        json.JSONDecoder().raw_decode(body)
+        return None  # well-formed JSON followed by other text: not calls only
+    except json.JSONDecodeError:
+        pass
+    try:
+        value = read_json(body)
+    except ValueError:
+        return None
+    return value if isinstance(value, list) else [value]
+
+
+def _name_of(value: Any) -> str | None:
+    if isinstance(value, dict) and isinstance(value.get("function"), dict):
+        value = value["function"]
+    name = value.get("name") if isinstance(value, dict) else None
+    return name if isinstance(name, str) else None
+
+
+def _invalid(name: str | None, raw: str, error: str) -> InvalidToolCall:
+    return invalid_tool_call(name=name, args=raw.strip(), id=new_call_id(), error=error)
+
+
+def _split(values: list[Any], known: set[str] | None, raw: str) -> tuple[list[ToolCall], list[InvalidToolCall]]:
+    """``values`` as calls, and the ones that cannot be made as invalid calls with the reason."""
+    calls: list[ToolCall] = []
+    invalid: list[InvalidToolCall] = []
+    for value in values:
+        found = _call_or_error(value, known)
+        if isinstance(found, str):
+            text = json.dumps(value, ensure_ascii=False) if len(values) > 1 else raw
+            invalid.append(_invalid(_name_of(value), text, found))
+        else:
+            calls.append(found)
+    return calls, invalid
+
+
+def _read_block(body: str, known: set[str] | None) -> tuple[list[ToolCall], list[InvalidToolCall]]:
+    """The calls of one ``<tool_call>`` block; what cannot be read becomes an invalid call."""
+    values = _lenient_values(body)
+    if values is None:
+        return [], [_invalid(None, body, "the tool call is not readable JSON (or was cut off)")]
+    return _split(values, known, body)
+
+
+def _read_bare(text: str, known: set[str]) -> tuple[list[ToolCall], list[InvalidToolCall]] | None:
+    """An answer made only of call objects without tags (Qwen and Hermes-style models write them).
+
+    Read only when every value names a tool offered in this request: ``{"name": "Bob"}`` is an
+    answer, not a call. A value naming an offered tool whose arguments are unusable is an invalid call.
+    """
+    values = _lenient_values(text)
+    if not values or not all(_name_of(value) in known for value in values):
+        return None
+    return _split(values, known, text)
 
 
 def parse_tool_calls(text: str, tool_names: Iterable[str] | None = None) -> ParsedToolCalls:
-    """Split a completion into content and tool calls.
+    """Split a completion into content, tool calls and calls that cannot be made.
 
     Reads ``<tool_call>`` blocks (an unclosed last block too: the answer may stop at its end), or,
-    when there are none, an answer made only of call objects (or lists of them). ``tool_names``
-    limits calls to known tools; anything unusable is kept verbatim in ``content``.
+    when there are none, an answer made only of call objects naming offered tools (or lists of
+    them; only when ``tool_names`` is given). ``tool_names`` limits calls to known tools. A block
+    that cannot be read, names an unknown tool or has unusable arguments stays verbatim in
+    ``content`` (the agent sees what the model wrote) and is listed in ``invalid_tool_calls``
+    (LangChain's place for them), with the reason.
     """
     known = set(tool_names) if tool_names is not None else None
     calls: list[ToolCall] = []
+    invalid: list[InvalidToolCall] = []
     kept: list[str] = []
     position = 0
     for match in _BLOCK.finditer(text):
         kept.append(text[position : match.start()])
         position = match.end()
-        found = _as_calls(_json_values(match.group(1)), known)
-        if found:
-            calls.extend(found)
-        else:
+        found, bad = _read_block(match.group(1), known)
+        calls.extend(found)
+        invalid.extend(bad)
+        if bad:
             kept.append(match.group(0))
     kept.append(text[position:])
-    if not calls and "<tool_call>" not in text:
-        found = _as_calls(_json_values(text), known)
-        if found:
-            return ParsedToolCalls(content="", tool_calls=found)
-    return ParsedToolCalls(content="".join(kept).strip(), tool_calls=calls)
-
-
-def _text(content: Any) -> str:
-    """Message content as plain text (OpenAI content parts joined)."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            part if isinstance(part, str) else str(part.get("text", ""))
-            for part in content
-            if isinstance(part, str) or part.get("type") == "text"
-        )
-    return str(content)
+    if not calls and not invalid and known is not None and "<tool_call>" not in text:
+        bare = _read_bare(text, known)
+        if bare is not None:
+            found, bad = bare
+            return ParsedToolCalls(content="" if not bad else text.strip(), tool_calls=found, invalid_tool_calls=bad)
+    return ParsedToolCalls(content="".join(kept).strip(), tool_calls=calls, invalid_tool_calls=invalid)
 
 
 def _arguments(call: dict[str, Any]) -> dict[str, Any]:

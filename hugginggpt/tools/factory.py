@@ -1,13 +1,16 @@
-"""Build one LangChain ``StructuredTool`` per task of the table.
+"""Build one LangChain tool (``TaskTool``, a thin ``BaseTool``) per task of the table.
 
 A tool call validates its arguments, turns media arguments into checked local files, and hands a
 ``TaskCall`` to the executor. The model and the workspace of a call come through the LangChain
 config (``configurable.hf_model`` / ``configurable.workspace``), so one set of tools serves many
 runs and every call passes through callbacks.
 
-Errors are typed (``TaskError`` subclasses, which are ``ToolException``s). Tools raise them by
-default so Python callers can catch them; agents pass ``handle_tool_error=True`` (or set it on the
-tools) to get the one-line message back as an observation instead.
+Called the way a model calls tools (a ``ToolCall``, as ``create_agent``/LangGraph's ``ToolNode``
+do), a tool answers with a ``ToolMessage``: a short text for the model as content, the whole result
+envelope as the artifact (``response_format="content_and_artifact"``), and any failure as an error
+message (``status="error"``) so the model can correct itself (``handle_tool_error`` /
+``handle_validation_error``). Called with plain arguments (Python code, the global-plan scheduler),
+it returns the envelope itself and raises typed errors (``TaskError`` subclasses).
 """
 
 from __future__ import annotations
@@ -18,12 +21,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from langchain_core.runnables import RunnableConfig
-from langchain_core.tools import StructuredTool
+from langchain_core.tools import BaseTool
 from pydantic import PrivateAttr, ValidationError
 
 from hugginggpt.errors import InvalidArgumentsError, ResourceError, TaskError
 from hugginggpt.tools.executors.base import Executor, TaskCall
-from hugginggpt.tools.results import check_envelope
+from hugginggpt.tools.results import check_envelope, summarize
 from hugginggpt.tools.schemas import args_model, is_integer
 from hugginggpt.tools.table import ArgSpec, TaskSpec, get_task, task_table
 
@@ -32,11 +35,42 @@ if TYPE_CHECKING:
     from hugginggpt.tools.resources import Workspace
 
 
-class TaskTool(StructuredTool):
-    """A ``StructuredTool`` for one task: argument errors become ``InvalidArgumentsError``."""
+def _validation_message(error: ValidationError) -> str:
+    return describe_validation_error(error)
+
+
+class TaskTool(BaseTool):
+    """The tool of one task. Its error policy (errors back to the model as error ``ToolMessage``s)
+    and output format (short text + envelope artifact) apply to model tool calls; a plain-argument
+    call gets the envelope and typed errors (``InvalidArgumentsError`` for bad arguments)."""
 
     task: TaskSpec
+    response_format: str = "content_and_artifact"
+    handle_tool_error: bool = True
+    handle_validation_error: Any = _validation_message
     _runtime: "ToolRuntime | None" = PrivateAttr(default=None)
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        tool = self if _is_tool_call(input) or self.response_format == "content" else self._for_python()
+        return super(TaskTool, tool).invoke(input, config, **kwargs)
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        tool = self if _is_tool_call(input) or self.response_format == "content" else self._for_python()
+        return await super(TaskTool, tool).ainvoke(input, config, **kwargs)
+
+    def _for_python(self) -> "TaskTool":
+        """This tool as Python callers use it: the envelope returned, errors raised."""
+        return self.model_copy(update={"response_format": "content", "handle_tool_error": False,
+                                       "handle_validation_error": False})
+
+    def _answer(self, result: dict[str, Any]) -> Any:
+        return (summarize(result), result) if self.response_format == "content_and_artifact" else result
+
+    def _run(self, *args: Any, config: RunnableConfig, run_manager: Any = None, **kwargs: Any) -> Any:
+        return self._answer(self._runtime.run(self.task, kwargs, config))
+
+    async def _arun(self, *args: Any, config: RunnableConfig, run_manager: Any = None, **kwargs: Any) -> Any:
+        return self._answer(await self._runtime.arun(self.task, kwargs, config))
 
     def can_run(self, model: str | None) -> bool:
         """Whether this tool's executor can run ``model`` (None: its default) without trying it.
@@ -105,46 +139,53 @@ class ToolRuntime:
         call = self.prepare(spec, args, config)
         with _typed_errors(spec):
             result = self.executor.run(call)
-        return check_envelope(result, task=spec.name)
+        return _recorded(check_envelope(result, task=spec.name), call)
 
     async def arun(self, spec: TaskSpec, args: dict[str, Any], config: RunnableConfig | None) -> dict[str, Any]:
         call = self.prepare(spec, args, config)
         with _typed_errors(spec):
             result = await self.executor.arun(call)
-        return check_envelope(result, task=spec.name)
+        return _recorded(check_envelope(result, task=spec.name), call)
+
+
+def _recorded(result: dict[str, Any], call: TaskCall) -> dict[str, Any]:
+    """The envelope with ``ran``: the backend and model that actually ran the call, when the
+    executor reported them (``HybridExecutor`` writes them into ``call.options``)."""
+    if "backend" not in call.options:
+        return result
+    ran = {"backend": call.options["backend"], "model": call.options.get("model")}
+    if call.options.get("fallbacks"):  # models given up first, each with why (HybridExecutor.run)
+        ran["instead_of"] = list(call.options["fallbacks"])
+    return {**result, "ran": ran}
+
+
+def _is_tool_call(value: Any) -> bool:
+    return isinstance(value, dict) and value.get("type") == "tool_call" and "args" in value
 
 def build_tools(tasks: Iterable[str] | None = None, *, executor: Executor | None = None,
                 catalog: "ModelCatalog | None" = None, workspace: "Workspace | None" = None,
-                handle_tool_error: bool = False) -> list[StructuredTool]:
+                handle_tool_error: bool = True) -> list[TaskTool]:
     """One tool per task (all of the table by default), named after the task.
 
     ``executor`` defaults to ``default_executor(catalog=catalog)``, created on the first call.
     ``workspace`` is used when a call's config names none; without either, a default one is made.
-    Unknown task names raise ``UnknownTaskError``.
+    Unknown task names raise ``UnknownTaskError``. ``handle_tool_error=False``: a model's tool call
+    raises typed errors too, instead of answering with an error ``ToolMessage``.
     """
     specs = list(task_table().values()) if tasks is None else [get_task(name) for name in tasks]
     runtime = ToolRuntime(executor, catalog, workspace)
     return [make_tool(spec, runtime, handle_tool_error=handle_tool_error) for spec in specs]
 
 
-def make_tool(spec: TaskSpec, runtime: ToolRuntime, *, handle_tool_error: bool = False) -> TaskTool:
+def make_tool(spec: TaskSpec, runtime: ToolRuntime, *, handle_tool_error: bool = True) -> TaskTool:
     """The tool of one task, running through ``runtime``."""
-
-    def run_task(config: RunnableConfig, **kwargs: Any) -> dict[str, Any]:
-        return runtime.run(spec, kwargs, config)
-
-    async def arun_task(config: RunnableConfig, **kwargs: Any) -> dict[str, Any]:
-        return await runtime.arun(spec, kwargs, config)
-
-    run_task.__name__ = arun_task.__name__ = spec.name.replace("-", "_")
     tool = TaskTool(
         name=spec.name,
         description=tool_description(spec),
         args_schema=args_model(spec),
-        func=run_task,
-        coroutine=arun_task,
         task=spec,
         handle_tool_error=handle_tool_error,
+        handle_validation_error=_validation_message if handle_tool_error else False,
         metadata={"task": spec.name, "category": spec.category, "outputs": list(spec.outputs)},
     )
     tool._runtime = runtime
@@ -166,6 +207,8 @@ def _arg_summary(arg: ArgSpec) -> str:
     if arg.required:
         return f"{arg.name} ({kind})"
     default = "" if arg.default is None else f", default {arg.default}"
+    if arg.maximum is not None:
+        default += f", at most {arg.maximum:g}"
     return f"{arg.name} ({kind}, optional{default})"
 
 

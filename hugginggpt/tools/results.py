@@ -106,3 +106,21 @@ def _shorten(value: Any, max_items: int = 8, depth: int = 0) -> Any:
 
 def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters with a marker that says how much was cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [{len(text) - limit:,} more characters cut]"
+
+
+def clip_values(value: Any, limit: int) -> Any:
+    """``value`` (strings, lists, dicts) with every string longer than ``limit`` cut by ``clip``."""
+    if isinstance(value, str):
+        return clip(value, limit)
+    if isinstance(value, dict):
+        return {k: clip_values(v, limit) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clip_values(v, limit) for v in value]
+    return value

@@ -9,14 +9,29 @@ JSON-schema-to-grammar converter supports (``type``, ``enum``, ``properties``, `
 from __future__ import annotations
 
 from functools import cache
-from typing import Any, Iterable, Literal
+from typing import Annotated, Any, Iterable, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
 from hugginggpt.tools.table import ArgSpec, TaskSpec
 
 MEDIA_HINT = "A local file path, an http(s) URL, or <resource>-N for the output of task N."
-TableValue = dict[str, list[str]] | str
+#: The longest text (or path) argument a tool accepts, and the longest request an agent accepts: bounds
+#: what one request can cost in prompts, traces and parsers (a 50 MB argument once wrote a 300 MB trace).
+MAX_TEXT_CHARS = 200_000
+
+
+def _bounded_table(table: Any) -> Any:
+    """An inline table counts as text: at most ``MAX_TEXT_CHARS`` characters in its names and cells."""
+    if isinstance(table, dict):
+        size = sum(len(name) + sum(len(cell) for cell in cells) for name, cells in table.items())
+        if size > MAX_TEXT_CHARS:
+            raise ValueError(f"the table holds {size:,} characters; at most {MAX_TEXT_CHARS:,} (pass a CSV file)")
+    return table
+
+
+TableValue = Annotated[dict[str, list[str]] | Annotated[str, Field(max_length=MAX_TEXT_CHARS)],
+                       AfterValidator(_bounded_table)]
 
 
 def model_name(task: str) -> str:
@@ -31,6 +46,8 @@ def is_integer(arg: ArgSpec) -> bool:
 
 def arg_description(arg: ArgSpec) -> str:
     """The argument's description plus what values it takes, for tools and prompts."""
+    if arg.maximum is not None:
+        return f"{arg.description} At most {arg.maximum:g}."
     if arg.is_media:
         return f"{arg.description} {MEDIA_HINT}"
     if arg.kind == "table":
@@ -43,18 +60,25 @@ def _python_type(arg: ArgSpec) -> tuple[Any, dict[str, Any]]:
     if arg.kind == "number":
         if is_integer(arg):
             # Counts (a positive default) start at 1; integers without a default (seeds) at 0.
-            return int, {"ge": 1 if isinstance(arg.default, int) and arg.default > 0 else 0}
-        bounds: dict[str, Any] = {"ge": 0.0}
+            bounds: dict[str, Any] = {"ge": 1 if isinstance(arg.default, int) and arg.default > 0 else 0}
+            if arg.maximum is not None:
+                bounds["le"] = int(arg.maximum)
+            return int, bounds
+        bounds = {"ge": 0.0}
         if arg.name.endswith("threshold"):
             bounds["le"] = 1.0
+        if arg.maximum is not None:
+            bounds["le"] = float(arg.maximum)
         return float, bounds
     if arg.kind == "list":
-        return (list[float] if arg.items == "number" else list[str]), {"min_length": 1}
+        if arg.items == "number":
+            return list[float], {"min_length": 1}
+        return list[Annotated[str, Field(max_length=MAX_TEXT_CHARS)]], {"min_length": 1}
     if arg.kind == "choice":
         return Literal[tuple(arg.choices or ())], {}
     if arg.kind == "table":
         return TableValue, {}
-    return str, {}  # text, image, audio, video
+    return str, {"max_length": MAX_TEXT_CHARS}  # text, image, audio, video
 
 
 def args_model(spec: TaskSpec) -> type[BaseModel]:

@@ -41,6 +41,9 @@ class ArgSpec(BaseModel):
     description: str
     choices: list[str] | None = None
     items: str | None = None
+    #: The largest value a number may take (in the args schema, the description the LLM reads, and
+    #: validation): counts that size memory or time, such as ``num_frames``, are bounded here.
+    maximum: float | None = None
 
     @model_validator(mode="after")
     def _check_kind_details(self) -> "ArgSpec":
@@ -57,6 +60,10 @@ class ArgSpec(BaseModel):
             raise ValueError(f"argument {self.name!r} has items but is of kind {self.kind!r}")
         if self.required and self.default is not None:
             raise ValueError(f"argument {self.name!r} is required and so cannot have a default")
+        if self.maximum is not None and self.kind != "number":
+            raise ValueError(f"argument {self.name!r} has a maximum but is of kind {self.kind!r}")
+        if self.maximum is not None and self.default is not None and self.default > self.maximum:
+            raise ValueError(f"argument {self.name!r}: default {self.default!r} is above its maximum {self.maximum!r}")
         return self
 
     @property
@@ -65,7 +72,7 @@ class ArgSpec(BaseModel):
 
 
 class TaskSpec(BaseModel):
-    """One task (a Hub ``pipeline_tag``): what it does, its arguments, and the outputs it returns."""
+    """One task (a Hub ``pipeline_tag``, unless ``hub_tag`` is False): what it does, its arguments, its outputs."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -74,6 +81,9 @@ class TaskSpec(BaseModel):
     description: str
     args: list[ArgSpec]
     outputs: list[str]
+    #: False for tasks named as JARVIS names them (the ControlNet family): not a Hub ``pipeline_tag``,
+    #: so nothing may look Hub models, providers or TaskBench tools up by this name.
+    hub_tag: bool = True
 
     @field_validator("category")
     @classmethod
@@ -167,6 +177,11 @@ def get_task(name: str) -> TaskSpec:
         return table[name]
     except KeyError:
         raise UnknownTaskError(name, list(table)) from None
+
+
+def hub_tasks() -> list[str]:
+    """The tasks whose name is a Hub ``pipeline_tag`` (all but JARVIS's ControlNet family), in table order."""
+    return [name for name, spec in task_table().items() if spec.hub_tag]
 
 
 def non_tool_tasks() -> dict[str, str]:

@@ -165,7 +165,7 @@ def test_stream_yields_stage_events_then_final(image, toolbox, tmp_path):
     ]
     agent, _ = make_agent(responses, toolbox, tmp_path)
 
-    events = list(agent.stream({"input": "caption it", "files": [str(image)]}))
+    events = list(agent.stream_stage_events({"input": "caption it", "files": [str(image)]}))
 
     assert [e["event"] for e in events] == ["llm_step", "task_start", "task_end", "llm_step", "response", "final"]
     assert events[0]["tool_calls"] == [{"name": "image-to-text", "args": {"image": str(image)}}]

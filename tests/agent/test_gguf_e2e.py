@@ -10,41 +10,25 @@ answer, and the trace explains each stage.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from hugginggpt.agent import GlobalPlanAgent
 from hugginggpt.agent.planning import plan_schema
+from tests.shared import gguf_or_skip
 
 pytestmark = pytest.mark.slow
 
-FETCH_GGUF = Path("/work/shared/models/fetch-gguf")
 TASKS = ["image-to-text", "text-to-speech", "image-classification", "summarization"]
 REQUEST = "Describe example.jpg, then read the description aloud"
 
 
-def _smollm2_path() -> str:
-    """The cached SmolLM2-135M GGUF (the fetch script prints its path last), or skip with the reason."""
-    if not FETCH_GGUF.is_file():
-        pytest.skip(f"no GGUF fetch script at {FETCH_GGUF}")
-    try:
-        done = subprocess.run([str(FETCH_GGUF), "smollm2-135m"], capture_output=True, text=True, timeout=600)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        pytest.skip(f"fetch-gguf smollm2-135m failed: {exc}")
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines or not Path(lines[-1]).is_file():
-        pytest.skip(f"fetch-gguf smollm2-135m failed: {(done.stderr or done.stdout).strip()[-300:]}")
-    return lines[-1]
-
-
 @pytest.fixture(scope="module")
 def smollm2():
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
     from hugginggpt.llm import load_llm
 
-    return load_llm("gguf:" + _smollm2_path(), n_threads=2, n_ctx=4096, max_tokens=256)
+    return load_llm("gguf:" + gguf_or_skip("smollm2-135m"), n_threads=2, n_ctx=4096, max_tokens=256)
 
 
 @pytest.fixture

@@ -69,7 +69,7 @@ async def test_trace_file_records_the_run(tools, tmp_path, image):
 
 async def test_stream_events_in_order(tools, tmp_path, image):
     agent = make_agent(script(caption_plan(image), "Done."), tools, tmp_path)
-    events = [e async for e in agent.astream({"input": "x", "files": [str(image)]})]
+    events = [e async for e in agent.astream_stage_events({"input": "x", "files": [str(image)]})]
     assert [(e["event"], e.get("id")) for e in events] == [
         ("plan", None), ("selection", None), ("task_start", 0), ("task_end", 0),
         ("task_start", 1), ("task_end", 1), ("response", None), ("final", None)]
@@ -79,7 +79,7 @@ async def test_stream_events_in_order(tools, tmp_path, image):
 
 def test_sync_stream_invoke_and_batch(tools, tmp_path, image):
     agent = make_agent(script(caption_plan(image), "Done."), tools, tmp_path)
-    names = [e["event"] for e in agent.stream({"input": "x", "files": [str(image)]})]
+    names = [e["event"] for e in agent.stream_stage_events({"input": "x", "files": [str(image)]})]
     assert names[0] == "plan" and names[-1] == "final"
     echo = make_agent(script([{"task": "echo", "id": 0, "args": {"text": "hi"}}], "HI"), tools, tmp_path, names=["echo"])
     assert echo.invoke("shout hi")["results"][0]["result"] == {"text": "HI"}
@@ -109,7 +109,26 @@ async def test_failed_task_reported_and_invented_paths_corrected(tools, tmp_path
     assert [out["results"][i]["status"] for i in (0, 1, 2)] == ["failed", "skipped", "ok"]
     assert out["output"].startswith(answer)
     assert "Note: /tmp/boxes.png was not produced by any task" in out["output"]
-    assert "object-detection: cannot read" in agent.llm.prompts[-1][-1].content
+    # failures are written from the outcomes, not by the LLM, which sees only what succeeded
+    prompt = agent.llm.prompts[-1][-1].content
+    assert "still here" in prompt and "object-detection" not in prompt and "Task 1" not in prompt
+    report = out["output"].split("Not done:\n", 1)[1]
+    assert report.startswith("- Task 0 (object-detection) failed: object-detection: cannot read")
+    assert "- Task 1 (image-to-text) was skipped: it needs the output of task 0 (object-detection)" in report
+
+
+async def test_no_llm_is_asked_to_answer_when_no_task_succeeded(tools, tmp_path, image):
+    plan = [{"task": "object-detection", "id": 0, "args": {"image": str(image)}},
+            {"task": "image-to-text", "id": 1, "args": {"image": "<resource>-0"}}]
+    llm = script(plan)  # a response call would fail: the script has no answer left
+    agent = make_agent(llm, tools, tmp_path, names=["object-detection", "image-to-text"])
+    out = await agent.ainvoke({"input": "find cats", "files": [str(image)]})
+    assert len(llm.prompts) == 1  # the planning call only
+    assert out["output"].startswith("I could not complete the request: no task produced a result.")
+    assert "object-detection" in out["output"] and "skipped" in out["output"]
+    trace = json.loads(Path(out["trace"]).read_text(encoding="utf-8"))
+    assert [c["stage"] for c in trace["llm_calls"]] == ["planning"]
+    assert trace["response_llm"].startswith("skipped")
 
 
 async def test_empty_plan_answers_directly_with_history(tools, tmp_path):
@@ -171,7 +190,7 @@ async def test_with_the_real_tool_factory(tmp_path):
 async def test_stopping_the_stream_cancels_the_run_and_writes_the_trace(tools, tmp_path, recorder):
     plan = [{"task": "sleep", "id": 0, "args": {"seconds": 30}}]
     agent = make_agent(script(plan, "never"), tools, tmp_path, names=["sleep"])
-    stream = agent.astream("wait a long time")
+    stream = agent.astream_stage_events("wait a long time")
     async for event in stream:
         if event["event"] == "task_start":
             break

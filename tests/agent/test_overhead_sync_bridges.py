@@ -1,5 +1,6 @@
-"""The global-plan agent's fast paths keep its behaviour: sync calls from inside a running event loop
-(Jupyter), streaming through one queue, ``ainvoke`` without a queue, callbacks, and the trace."""
+"""The run lifecycle's sync calls and stage-event streams (hugginggpt/agent/run.py) keep the agent's
+behaviour: sync calls from inside a running event loop (Jupyter), from many threads, nested inside a
+run, stage events through one queue, ``ainvoke`` recording the same events, callbacks, the trace."""
 
 import asyncio
 import contextvars
@@ -35,7 +36,7 @@ async def test_sync_invoke_and_stream_inside_a_running_loop(tools, tmp_path):
     asyncio.get_running_loop()  # we are inside one
     out = echo_agent(tools, tmp_path).invoke("shout hi twice")
     assert out["results"][1]["result"] == {"text": "HI AGAIN"} and out["output"] == "Done."
-    events = list(echo_agent(tools, tmp_path).stream("shout hi twice"))
+    events = list(echo_agent(tools, tmp_path).stream_stage_events("shout hi twice"))
     assert kinds(events) == EVENTS
     assert events[-1]["output"]["results"][0]["result"] == {"text": "HI"}
 
@@ -44,7 +45,7 @@ async def test_sync_errors_surface_in_the_caller_inside_a_running_loop(tools, tm
     with pytest.raises(PlanError, match="planning failed twice"):
         echo_agent(tools, tmp_path, "no plan", "still none").invoke("do something")
     with pytest.raises(PlanError, match="planning failed twice"):
-        list(echo_agent(tools, tmp_path, "no plan", "still none").stream("do something"))
+        list(echo_agent(tools, tmp_path, "no plan", "still none").stream_stage_events("do something"))
 
 
 def test_sync_calls_from_many_threads_at_once(tools, tmp_path):
@@ -92,7 +93,7 @@ def test_a_sync_call_nested_inside_a_run_does_not_deadlock(tools, tmp_path):
 
 
 async def test_ainvoke_records_the_same_events_that_astream_yields(tools, tmp_path):
-    streamed = [e async for e in echo_agent(tools, tmp_path).astream("go")]
+    streamed = [e async for e in echo_agent(tools, tmp_path).astream_stage_events("go")]
     out = await echo_agent(tools, tmp_path).ainvoke("go")
     recorded = json.loads(Path(out["trace"]).read_text())["events"]
     assert kinds(recorded) == kinds(streamed)[:-1]  # ``final`` is the return value, not a trace event
@@ -103,7 +104,7 @@ async def test_astream_raises_the_runs_error_after_the_events_so_far(tools, tmp_
     agent = echo_agent(tools, tmp_path, PLAN)  # no answer left for the response stage
     seen = []
     with pytest.raises(Exception, match="only 1 answers"):
-        async for event in agent.astream("go"):
+        async for event in agent.astream_stage_events("go"):
             seen.append(event["event"])
     assert seen == ["plan", "selection", "task_start", "task_end", "task_start", "task_end"]
 
@@ -111,7 +112,7 @@ async def test_astream_raises_the_runs_error_after_the_events_so_far(tools, tmp_
 def test_stopping_a_sync_stream_cancels_the_run_and_writes_the_trace(tools, tmp_path, recorder):
     agent = GlobalPlanAgent(script([{"task": "sleep", "id": 0, "args": {"seconds": 30}}], "never"),
                             [tools["sleep"]], workspace_root=tmp_path / "runs")
-    stream = agent.stream("wait")
+    stream = agent.stream_stage_events("wait")
     for event in stream:
         if event["event"] == "task_start":
             break

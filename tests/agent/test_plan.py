@@ -2,7 +2,7 @@
 
 import pytest
 
-from hugginggpt.agent.plan import ArgInfo, Plan, PlanTask, TaskInfo, canonical_refs
+from hugginggpt.agent.plan import ArgInfo, Plan, TaskInfo, canonical_refs
 from hugginggpt.agent.plan_repair import validate_plan
 from hugginggpt.errors import PlanError
 
@@ -34,7 +34,7 @@ def test_valid_chain_passes_unchanged():
         {"task": "image-to-text", "id": 0, "dep": [], "args": {"image": "a.png"}},
         {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}},
     ]
-    assert plan.edges() == [(0, 1)]
+    assert [(d, t.id) for t in plan.tasks for d in t.dep] == [(0, 1)]
 
 
 @pytest.mark.parametrize("spelling", ["<resource-0>", "<resource>0", "<node-0>", "<Resource_0>", "<resource> - 0"])
@@ -118,11 +118,6 @@ def test_accepted_shapes_and_empty_plan():
     assert [t.id for t in plan.tasks] == [0] and "dropped entry 0" in reasons(repairs)
     with pytest.raises(PlanError, match="JSON array"):
         validate_plan(42, TASKS)
-
-
-def test_topological_order_respects_dependencies():
-    plan = Plan(tasks=[PlanTask(task="t", id=5, dep=[7]), PlanTask(task="t", id=7), PlanTask(task="t", id=1, dep=[5])])
-    assert plan.topological_order() == [7, 5, 1]
 
 
 def test_key_aliases_and_name_value_arguments():

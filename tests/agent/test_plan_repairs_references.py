@@ -120,3 +120,27 @@ def test_a_media_argument_that_describes_instead_of_naming_a_file_is_repaired(kn
     plan, repairs = validate_plan(raw, known, "Draw a cat and caption it; classify example.jpg too")
     assert plan.by_id[1].args["image"] == "<resource>-0"
     assert plan.by_id[2].args["image"] == "./photos/example.jpg"  # the request's file, in another folder
+
+
+def test_a_chain_step_reading_task_0_past_an_unread_previous_step_reads_that_step(known):
+    raw = [step("audio-to-audio", 0, audio="talk.wav"), step("automatic-speech-recognition", 1, audio="<resource>-0"),
+           step("summarization", 2, text="<resource>-0")]
+    plan, repairs = validate_plan(raw, known, "Clean talk.wav, transcribe it and summarize the transcript")
+    assert plan.by_id[2].args == {"text": "<resource>-1"} and plan.by_id[2].dep == [1]
+    assert "past task 1 (automatic-speech-recognition)" in reasons(repairs)
+
+
+def test_fan_outs_and_kind_mismatches_are_left_as_planned(known):
+    fan_out = [step("text-to-image", 0, text="a fox"), step("image-to-text", 1, image="<resource>-0"),
+               step("depth-estimation", 2, image="<resource>-0")]  # task 1 makes text, not an image
+    plan, repairs = validate_plan(fan_out, known, "Draw a fox, caption it and estimate its depth")
+    assert plan.by_id[2].args == {"image": "<resource>-0"} and "past task" not in reasons(repairs)
+    both_read = [step("translation", 0, text="hola"), step("summarization", 1, text="<resource>-0"),
+                 step("text-to-speech", 2, text="<resource>-1"), step("question-answering", 3, question="Who?",
+                                                                     context="<resource>-0")]
+    plan, repairs = validate_plan(both_read, known, "Translate hola, summarize and speak it; answer Who? from it")
+    assert plan.by_id[3].args["context"] == "<resource>-0"  # the previous step's output is already used
+    assert "past task" not in reasons(repairs)
+    alone = [step("image-classification", 0, image="a.png"), step("text-to-speech", 1, text="<resource>-0")]
+    plan, repairs = validate_plan(alone, known, "Classify a.png and say the label")
+    assert plan.by_id[1].args["text"] == "<resource>-0" and "past task" not in reasons(repairs)

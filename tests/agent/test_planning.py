@@ -33,8 +33,11 @@ def test_prompt_lists_tasks_and_only_usable_demonstrations(tasks):
     assert "- echo(text*): Shout a text back." in system
     demos = [json.loads(m.content) for m in messages[1:-1] if isinstance(m, AIMessage)]
     assert demos and all(step["task"] in tasks for plan in demos for step in plan)
-    assert [] in demos  # the "no task needed" demonstration
+    assert demos[-1][0]["task"] == "image-to-text"  # the most similar demonstration comes last
     assert messages[-1].content == "Caption cat.png\n(Files given: /data/cat.png)"
+    chat = planning_messages("Thanks! Who are you?", tasks)
+    assert [] in [json.loads(m.content) for m in chat[1:-1] if isinstance(m, AIMessage)]  # "no task needed"
+    assert chat[0].content == messages[0].content  # the static part is the same for every request
 
 
 def test_chat_history_is_trimmed_to_the_latest_turns(tasks):
@@ -121,6 +124,6 @@ def test_every_demonstration_is_a_clean_plan_for_the_task_table():
 
     table = {name: task_info_from_spec(spec) for name, spec in task_table().items()}
     demos = load_demonstrations()
-    assert {d["kind"] for d in demos} >= {"single", "chain", "graph", "none"}
+    assert {d["kind"] for d in demos} >= {"single", "chain", "dag", "none"}
     for demo in demos:
         assert validate_plan(demo["plan"], table)[1] == [], demo["input"]

@@ -215,7 +215,7 @@ def test_repeated_call_returns_the_earlier_observation_then_stops(tmp_path):
 def test_stream_events(tmp_path):
     agent, _ = make_agent(["Action: nap\nAction Input: 0.01", "Final Answer: done"], tmp_path)
 
-    events = list(agent.stream("rest"))
+    events = list(agent.stream_stage_events("rest"))
 
     assert [e["event"] for e in events] == ["llm_step", "task_start", "task_end", "llm_step", "response", "final"]
     assert events[1]["args"] == {"seconds": 0.01}

@@ -22,3 +22,56 @@ def test_paths_the_answer_invents_are_found():
     files = known_files({0: {"status": "ok", "result": {"audio": "/runs/r1/outputs/abc.wav"}}}, ["/in/a.jpg"])
     answer = "I read it aloud into /runs/r1/outputs/abc.wav and also saved /runs/r1/outputs/speech.wav from /in/a.jpg."
     assert unknown_paths(answer, files) == ["/runs/r1/outputs/speech.wav"]
+
+
+def test_failures_are_reported_from_the_outcomes_with_what_to_do():
+    from hugginggpt.agent.response import failure_report
+
+    outcomes = {
+        0: {"task": "sentence-similarity", "status": "failed",
+            "error": "sentence-similarity: cannot download org/m from the Hub: connection refused"},
+        1: {"task": "text-to-speech", "status": "skipped", "error": "skipped: task 0 (sentence-similarity) failed"},
+        2: {"task": "summarization", "status": "ok", "result": {"text": "short"}},
+        3: {"task": "image-to-text", "status": "failed", "error": "image-to-text: image: not an image file"},
+    }
+    report = failure_report(outcomes).splitlines()
+    assert report[0].startswith("- Task 0 (sentence-similarity) failed: sentence-similarity: cannot download org/m")
+    for remedy in ("--local-model sentence-similarity=DIR", "--endpoint URL", "HF_TOKEN"):
+        assert remedy in report[0]
+    assert report[1] == "- Task 1 (text-to-speech) was skipped: it needs the output of task 0 (sentence-similarity) failed."
+    assert report[2] == "- Task 3 (image-to-text) failed: image-to-text: image: not an image file."  # not a model problem
+    assert len(report) == 3  # the task that succeeded is the LLM's to describe
+    assert failure_report({2: outcomes[2]}) == ""
+
+
+def test_the_llm_sees_only_what_succeeded_and_static_instructions_first():
+    from hugginggpt.agent.response import response_messages
+
+    plan = Plan(tasks=[PlanTask(task="summarization", id=0, args={"text": "long text"}),
+                       PlanTask(task="translation", id=1, dep=[0], args={"text": "<resource>-0"})])
+    outcomes = {0: {"task": "summarization", "status": "ok", "result": {"text": "short"}},
+                1: {"task": "translation", "status": "failed", "error": "translation: no model"}}
+    system, human = response_messages("Summarize and translate", plan, {}, outcomes)
+    assert "Task 0 summarization" in human.content and "Task 1" not in human.content
+    assert "no model" not in system.content + human.content
+    assert "$" not in system.content and "Summarize and translate" not in system.content  # static: cacheable
+
+
+async def test_no_llm_call_when_nothing_succeeded_and_invented_numbers_are_flagged():
+    from langchain_core.messages import HumanMessage
+
+    from hugginggpt.agent.response import arespond
+
+    from .conftest import script
+
+    failed = {0: {"task": "sentence-similarity", "status": "failed", "error": "sentence-similarity: model x is not available locally"}}
+    llm = script()  # any call fails
+    answer, invented = await arespond(llm, [HumanMessage("x")], set(), {}, outcomes=failed)
+    assert llm.prompts == [] and invented == []
+    assert answer.startswith("I could not complete the request: no task produced a result.\n- Task 0 (sentence-similarity)")
+    assert "--local-model sentence-similarity=DIR" in answer
+
+    ok = {0: {"task": "sentence-similarity", "status": "ok", "result": {"data": [0.5321]}}}
+    shown = [HumanMessage("Task 0 sentence-similarity\n  prediction: data: [0.5321]")]
+    answer, _ = await arespond(script("It is 0.53 (53.21%), not 0.9000."), shown, set(), {}, outcomes=ok)
+    assert answer == "It is 0.53 (53.21%), not 0.9000.\n\nNote: 0.9000 is not a result of any task."

@@ -1,8 +1,8 @@
-"""Structured output called the short way: the bound model awaited directly, its answer parsed in-line.
+"""Structured output through each model's own ``with_structured_output(include_raw=True)`` chain.
 
-The constraint each model's ``with_structured_output`` chose (a forced tool, OpenAI's json_schema
-response format, llama.cpp's grammar) must still reach the model, callbacks must still see the LLM
-call, and each schema is built once per agent.
+The constraint the model chose (a forced tool, OpenAI's json_schema response format, llama.cpp's
+grammar) reaches the model, callbacks see the LLM call, an unparsable answer comes back as the
+chain gives it, and each schema is built once per agent.
 """
 
 import json
@@ -23,7 +23,6 @@ from hugginggpt.agent.planning import (
     ConstrainedCache,
     StructuredLLM,
     find_json,
-    split_include_raw,
 )
 from hugginggpt.errors import LLMError
 
@@ -51,16 +50,15 @@ class ToolCallingChat(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=AIMessage("", tool_calls=[call]))])
 
 
-async def test_the_default_chain_is_split_and_the_forced_tool_still_reaches_the_model():
+async def test_the_forced_tool_of_the_default_chain_reaches_the_model():
     llm = ToolCallingChat(args={"n": 7})
     structured = StructuredLLM(llm.with_structured_output(SCHEMA, method="json_schema", include_raw=True))
-    assert structured.model is not None
     log = CallLog()
     answer = await structured.ainvoke([HumanMessage("seven")], {"callbacks": [log]})
     assert answer["parsed"] == {"n": 7} and answer["parsing_error"] is None
     assert isinstance(answer["raw"], AIMessage) and answer["raw"].tool_calls[0]["args"] == {"n": 7}
     assert llm.seen_kwargs == [{"tools": ["answer"], "tool_choice": "any"}]
-    assert log.events == [("llm", "chat")]  # the LLM call, without the chain's bookkeeping steps
+    assert [e for e in log.events if e[0] == "llm"] == [("llm", "chat")]  # callbacks see the one LLM call
 
 
 def include_raw_chain(llm):
@@ -80,31 +78,9 @@ async def test_an_unparsable_answer_gives_parsed_none_and_the_error_as_the_chain
     assert good["parsed"] == {"n": 2} and good["parsing_error"] is None
 
 
-def test_the_llama_cpp_grammar_stays_on_the_bound_model():
-    from hugginggpt.llm.llamacpp import LlamaCppChatModel
-
-    llm = LlamaCppChatModel(model_path="/nonexistent/model.gguf")  # nothing is loaded until a call
-    split = split_include_raw(llm.with_structured_output(SCHEMA, method="json_schema", include_raw=True))
-    assert split is not None
-    model, parser = split
-    assert model.kwargs["response_format"] == {"type": "json_object", "schema": SCHEMA}
-    assert parser.parse_result([ChatGeneration(message=AIMessage('{"n": 3}'))]) == {"n": 3}
-
-
-def test_openai_json_schema_response_format_stays_on_the_bound_model():
-    from langchain_openai import ChatOpenAI
-
-    llm = ChatOpenAI(model="gpt-4o-mini", api_key="test-key", base_url="http://127.0.0.1:9/v1")
-    split = split_include_raw(llm.with_structured_output(SCHEMA, method="json_schema", include_raw=True))
-    assert split is not None
-    response_format = split[0].kwargs["response_format"]
-    assert response_format["type"] == "json_schema" and response_format["json_schema"]["schema"]["required"] == ["n"]
-
-
 async def test_a_chain_of_another_shape_is_invoked_whole():
     llm = script({"n": 1}, structured=True)  # its with_structured_output is ``self | parse``
     structured = StructuredLLM(llm.with_structured_output(SCHEMA, include_raw=True))
-    assert structured.model is None
     assert (await structured.ainvoke([HumanMessage("one")], {}))["parsed"] == {"n": 1}
 
 

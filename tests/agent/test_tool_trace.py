@@ -12,16 +12,9 @@ from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, Field
 
 from hugginggpt.agent.request import AgentRequest
-from hugginggpt.agent.tool_trace import (
-    Budget,
-    RunLimits,
-    ToolTrace,
-    as_envelope,
-    repeat_note,
-    stopped_message,
-    tool_args_help,
-    tool_error,
-)
+from hugginggpt.agent.limits import Budget, RunLimits
+from hugginggpt.agent.observations import repeat_note, stopped_message, tool_args_help, tool_error
+from hugginggpt.agent.tool_trace import ToolTrace, as_envelope
 from hugginggpt.errors import TaskError
 
 
@@ -70,9 +63,12 @@ def test_short_texts_only_link_on_exact_match_and_failures_produce_nothing():
 
 def test_events_are_emitted_for_each_call():
     events = []
-    trace = ToolTrace(emit=lambda name, **fields: events.append((name, fields)))
-    run_call(trace, "a", {"x": 1}, "plain text")
-    run_call(trace, "b", {"x": "plain text"}, error="b: boom")
+    trace = ToolTrace()
+    for task, args, output, error in (("a", {"x": 1}, "plain text", None), ("b", {"x": "plain text"}, None, "b: boom")):
+        step = trace.start(task, args)
+        events.append(step.event())
+        trace.finish(step, output) if error is None else trace.fail(step, error)
+        events.append(step.event())
 
     assert [name for name, _ in events] == ["task_start", "task_end", "task_start", "task_failed"]
     assert events[1][1]["result"] == {"text": "plain text"}

@@ -50,7 +50,7 @@ class StreamingAgent:
     def __init__(self, events=(), error: BaseException | None = None):
         self.events, self.error, self.requests = list(events), error, []
 
-    def stream(self, request):
+    def stream_stage_events(self, request):
         self.requests.append(request)
         yield from self.events
         if self.error:
@@ -131,11 +131,11 @@ def test_chat_keeps_history_until_exit(monkeypatch, capsys):
 
 def test_chat_goes_on_after_a_failed_turn(monkeypatch, capsys):
     class FailsOnce(StreamingAgent):
-        def stream(self, request):
+        def stream_stage_events(self, request):
             if not self.requests:
                 self.requests.append(request)
                 raise LLMError("bad answer")
-            yield from super().stream(request)
+            yield from super().stream_stage_events(request)
 
     use_agent(monkeypatch, FailsOnce())
     monkeypatch.setattr("sys.stdin", io.StringIO("one\ntwo\n"))
@@ -177,3 +177,22 @@ def test_models_shows_candidates(capsys):
     assert [line.split()[0] for line in out.splitlines()] == expected
     assert main(["models", "image-classification", "-k", "2", "--json"]) == 0
     assert [c["id"] for c in json.loads(capsys.readouterr().out)] == expected
+
+
+def test_version_prints_the_installed_version(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"hugginggpt {version('hugginggpt')}"
+
+
+def test_package_is_marked_typed_and_ships_the_marker():
+    import tomllib
+
+    import hugginggpt
+
+    assert (Path(hugginggpt.__file__).parent / "py.typed").is_file()
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    assert "py.typed" in pyproject["tool"]["setuptools"]["package-data"]["hugginggpt"]

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-TASKBENCH_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "taskbench"
+from tests.shared import shared_path
+
+TASKBENCH_DIR = shared_path("taskbench")
 
 
 @pytest.fixture(scope="session")

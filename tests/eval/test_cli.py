@@ -44,7 +44,7 @@ def test_compare_command_runs_writes_and_plots(dataset, tmp_path, monkeypatch, c
     rc = main(["compare", "--data", str(dataset.root), "--agents", "global", "--llm", "scripted:x",
                "--types", "single", "--mode", "plan", "--out", str(out)])
     assert rc == 0
-    assert "global (plan, 1 requests)" in capsys.readouterr().out
+    assert "global (plan, --tools domain, 1 requests)" in capsys.readouterr().out
     row = json.loads((out / "predictions" / "global.json").read_text())
     assert row["id"] == "b" and row["result"]["task_nodes"] == [{"task": "Text-to-Speech", "arguments": ["hello"]}]
     assert {p.name for p in out.glob("*.png")} == {"metrics.png", "latency.png", "llm_calls.png"}

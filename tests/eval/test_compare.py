@@ -85,13 +85,14 @@ def dataset(tmp_path):
 
 
 def _factory(models):
-    return lambda name, llm, mode, root: build_agent(name, models[name], mode, root)
+    return lambda name, llm, mode, root, tasks=None: build_agent(name, models[name], mode, root, tasks)
 
 
 def test_compares_the_three_agents_and_writes_everything(dataset, tmp_path):
     out = tmp_path / "out"
     models = scripts(out)
-    comparison = Comparison(dataset, llm=None, out=out, mode="plan", factory=_factory(models), progress=False)
+    comparison = Comparison(dataset, llm=None, out=out, mode="plan", factory=_factory(models), progress=False,
+                            tools="all")  # every task offered: the global agent can plan one TaskBench lacks
     reports = comparison.run(dataset.select())
 
     assert all(m.i == len(m.responses) for m in models.values())  # every scripted answer was used

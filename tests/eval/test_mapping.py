@@ -73,3 +73,20 @@ def test_sample_to_plan_puts_values_in_named_arguments(taskbench):
     assert plan[1]["args"] == {"image": "example.jpg", "question": "<resource>-0 what colour?"}
     assert plan[1]["dep"] == [0]
     assert plan[2]["args"] == {"text": "<resource>-1"} and plan[2]["dep"] == [1]
+
+
+def test_domain_tasks_keep_only_the_arguments_a_taskbench_tool_takes():
+    from hugginggpt.eval.mapping import TaskBenchMapping
+
+    tools = {"Translation": {"id": "Translation", "input-type": ["text"], "output-type": ["text"]},
+             "Tabular Classification": {"id": "Tabular Classification", "input-type": ["image"],
+                                        "output-type": ["text"]}}
+    mapping = TaskBenchMapping(tools)
+    assert mapping.domain_tasks() == ["translation", "tabular-classification"]
+    plan = [{"task": "translation", "id": 0, "dep": [-1], "args": {"text": "hola", "tgt_lang": "English"}},
+            {"task": "tabular-classification", "id": 1, "dep": [-1], "args": {"table": "t.jpg"}},
+            {"task": "text-to-image", "id": 2, "dep": [0], "args": {"text": "<resource>-0", "negative_prompt": "dark"}}]
+    nodes = mapping.plan_to_prediction("1", plan)["result"]["task_nodes"]
+    assert nodes[0] == {"task": "Translation", "arguments": ["hola"]}  # tgt_lang is no TaskBench input
+    assert nodes[1] == {"task": "Tabular Classification", "arguments": ["t.jpg"]}  # a table argument is kept
+    assert nodes[2]["arguments"] == ["<node-0>", "dark"]  # outside the domain: every value argument

@@ -40,10 +40,15 @@ def calls(text, names=TOOLS):
         '{"name": "get_weather", "arguments": {"city": "Paris"}}',
         '```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```',
         '{"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}',
+        "<tool_call>{'name': 'get_weather', 'arguments': {'city': 'Paris'}}</tool_call>",  # Python quotes
+        "{'name': 'get_weather', 'arguments': {'city': 'Paris',}}",  # bare, trailing comma
+        '```\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```',
     ],
 )
 def test_one_call_in_many_shapes(text):
-    assert calls(text) == ("", [("get_weather", {"city": "Paris"})])
+    content, found = calls(text)
+    assert content == "" and found and set(map(repr, found)) == {repr(("get_weather", {"city": "Paris"}))}
+    assert parse_tool_calls(text, TOOLS).invalid_tool_calls == []
 
 
 def test_parallel_calls_and_surrounding_text():
@@ -84,16 +89,45 @@ def test_a_list_of_calls_as_the_whole_answer():
     "text",
     [
         '<tool_call>\n{"name": "launch_rockets", "arguments": {}}\n</tool_call>',  # unknown tool
-        "<tool_call>\n{name: get_weather}\n</tool_call>",  # not JSON
+        '<tool_call>\nget_weather(city="Paris")\n</tool_call>',  # not JSON
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Par',  # cut off mid-call
         '<tool_call>\n{"name": "get_weather", "arguments": [1, 2]}\n</tool_call>',  # arguments not an object
         '<tool_call>\n{"name": "get_weather", "arguments": "{broken"}\n</tool_call>',
         '<tool_call>\n{"arguments": {"city": "Paris"}}\n</tool_call>',  # no name
     ],
 )
-def test_unusable_blocks_stay_in_content(text):
-    content, found = calls(text)
-    assert found == []
-    assert content == text.strip()
+def test_unusable_blocks_stay_in_content_and_are_invalid_calls(text):
+    parsed = parse_tool_calls(text, TOOLS)
+    assert parsed.tool_calls == []
+    assert parsed.content == text.strip()
+    [invalid] = parsed.invalid_tool_calls
+    assert invalid["type"] == "invalid_tool_call" and invalid["error"] and invalid["id"]
+    assert invalid["args"] and invalid["args"] in text  # what the model wrote, for the agent to see
+
+
+def test_invalid_calls_name_the_tool_and_the_cause():
+    unknown = parse_tool_calls('<tool_call>{"name": "launch_rockets", "arguments": {}}</tool_call>', TOOLS)
+    assert unknown.invalid_tool_calls[0]["name"] == "launch_rockets"
+    assert "not one of the tools offered" in unknown.invalid_tool_calls[0]["error"]
+    bad_args = parse_tool_calls('{"name": "get_weather", "arguments": [1, 2]}', TOOLS)  # bare, offered tool
+    assert bad_args.tool_calls == [] and bad_args.content == '{"name": "get_weather", "arguments": [1, 2]}'
+    assert bad_args.invalid_tool_calls[0]["name"] == "get_weather"
+    assert "not an object" in bad_args.invalid_tool_calls[0]["error"]
+
+
+def test_bare_json_is_a_call_only_for_an_offered_tool():
+    text = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+    assert calls(text, {"translation"}) == (text, [])  # not offered in this request: an answer
+    assert parse_tool_calls(text, {"translation"}).invalid_tool_calls == []
+    assert calls('{"name": "Bob", "arguments": {}}') == ('{"name": "Bob", "arguments": {}}', [])
+    assert parse_tool_calls(text).tool_calls == []  # no tools offered: nothing is a call
+
+
+def test_an_answer_message_carries_invalid_calls_the_langchain_way():
+    parsed = parse_tool_calls('<tool_call>{"name": "nope", "arguments": {}}</tool_call>', TOOLS)
+    message = AIMessage(content=parsed.content, tool_calls=parsed.tool_calls,
+                        invalid_tool_calls=parsed.invalid_tool_calls)
+    assert message.tool_calls == [] and message.invalid_tool_calls[0]["name"] == "nope"
 
 
 def test_one_bad_block_does_not_drop_a_good_one():
@@ -102,6 +136,7 @@ def test_one_bad_block_does_not_drop_a_good_one():
     content, found = calls(good + "\n" + bad)
     assert found == [("get_weather", {"city": "Rome"})]
     assert content == bad
+    assert [c["name"] for c in parse_tool_calls(good + "\n" + bad, TOOLS).invalid_tool_calls] == ["nope"]
 
 
 @pytest.mark.parametrize(

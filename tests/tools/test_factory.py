@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import threading
 import wave
 from functools import partial
@@ -167,12 +166,13 @@ def test_agents_get_errors_as_observations(toy_executor, run_workspace):
     assert "context: required argument missing" in message.content
 
 
-def test_tool_call_returns_the_envelope_as_json(toy_executor, run_workspace):
+def test_tool_call_returns_short_text_and_the_envelope_as_artifact(toy_executor, run_workspace):
     tool = _tool("question-answering", toy_executor, workspace=run_workspace)
     context = "The sky is blue. Ann baked the cake. Rome is old."
     message = tool.invoke({"type": "tool_call", "id": "c1", "name": tool.name,
                            "args": {"question": "Who baked the cake?", "context": context}})
-    assert json.loads(message.content)["text"] == "Ann baked the cake"
+    assert message.artifact["text"] == "Ann baked the cake" and message.status == "success"
+    assert message.content.startswith("text: Ann baked the cake")  # the model reads a short text
 
 
 def test_executor_errors_stay_typed_and_name_the_task(toy_executor, run_workspace):

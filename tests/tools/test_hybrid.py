@@ -79,7 +79,6 @@ def test_hybrid_runs_a_local_model_locally(tmp_path, server, remote):
     call = summarize(tmp_path, "acme/summarizer")
     assert hybrid.run(call) == {"text": "SHORT ONE"}
     assert call.options == {"backend": "local", "model": "acme/summarizer"}
-    assert hybrid.last_backend == "local"
     assert server.requests == []
 
 
@@ -87,7 +86,7 @@ def test_hybrid_sends_other_models_to_remote(tmp_path, server, remote):
     hybrid = HybridExecutor(FirstSentenceSummarizer(set()), remote)
     call = summarize(tmp_path, "acme/summarizer")
     assert hybrid.run(call) == {"text": "Short one."}
-    assert call.options["backend"] == "remote" and hybrid.last_backend == "remote"
+    assert call.options["backend"] == "remote"
     assert server.requests[-1]["path"] == "/models/acme/summarizer"
 
 
@@ -137,13 +136,14 @@ def test_can_run_follows_the_route(remote, tmp_path):
     assert not hybrid.can_run("summarization", str(tmp_path))  # a folder the local side cannot run
 
 
-def test_last_backend_is_per_thread(tmp_path, server, remote):
+def test_the_backend_is_recorded_per_call_across_threads(tmp_path, server, remote):
     hybrid = HybridExecutor(FirstSentenceSummarizer({"acme/local"}), remote)
     seen: dict[str, str | None] = {}
 
     def work(model: str) -> None:
-        hybrid.run(summarize(tmp_path, model))
-        seen[model] = hybrid.last_backend
+        call = summarize(tmp_path, model)
+        hybrid.run(call)
+        seen[model] = call.options["backend"]
 
     threads = [threading.Thread(target=work, args=(m,)) for m in ("acme/local", "acme/summarizer")]
     for thread in threads:

@@ -236,18 +236,26 @@ def test_cache_eviction_frees_the_model():
     assert ref() is None
 
 
-def test_cache_loads_different_models_in_parallel():
-    """Both loaders must be inside ``load`` at once to pass the barrier; a global load lock would time out."""
+def test_cache_loads_of_different_models_take_turns():
+    """Loads are serialised process-wide (parallel transformers loads leave weights on the meta device:
+    see test_different_models_loading_at_once_all_load_their_weights); both models still load."""
     cache = ModelCache(max_models=4)
-    barrier = threading.Barrier(2, timeout=5)
+    inside, most = [0], [0]
+    lock = threading.Lock()
 
     def load(name):
-        barrier.wait()
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.2)
+        with lock:
+            inside[0] -= 1
         return name
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         loaded = list(pool.map(lambda name: cache.get(name, lambda: load(name)), ["x", "y"]))
     assert loaded == ["x", "y"] and cache.load_count == 2
+    assert most[0] == 1
 
 
 def test_cache_loads_one_key_once_under_contention():
@@ -315,3 +323,27 @@ def test_a_failed_download_is_a_model_load_error(workspace, monkeypatch):
     monkeypatch.setattr(local, "download_snapshot", unreachable)
     with pytest.raises(ModelLoadError, match="text-classification: cannot download org/x from the Hub"):
         classify(LocalExecutor(download=True), workspace, "org/x")
+
+
+def test_different_models_loading_at_once_all_load_their_weights():
+    """transformers builds a model under process-wide patches (meta device, skipped init), so two loads
+    at once in one process must not interleave: each model gets its real weights."""
+    import torch
+
+    tasks = ["image-to-text", "text-classification", "token-classification", "image-classification"]
+    folders = {task: tiny_model_path(task) for task in tasks}
+    for _ in range(3):
+        executor = LocalExecutor(device="cpu")
+        start = threading.Barrier(len(tasks))
+
+        def load(task: str):
+            start.wait()
+            return executor._loaded(task, str(folders[task]))[1]
+
+        with ThreadPoolExecutor(max_workers=len(tasks)) as pool:
+            loaded = list(pool.map(load, tasks))
+        for task, model in zip(tasks, loaded):
+            modules = [m for m in (model if isinstance(model, tuple) else (model,)) if isinstance(m, torch.nn.Module)]
+            modules += [getattr(model, "model", None)] if not modules and isinstance(getattr(model, "model", None), torch.nn.Module) else []
+            for module in modules:
+                assert not any(p.is_meta for p in module.parameters()), task

@@ -59,6 +59,8 @@ class ModelCard:
     tags: list[str] = field(default_factory=list)
     description: str = ""
     local_path: str | None = None
+    #: The one weights file to fetch from the repo (a GGUF repo holds many quantisations), else None.
+    file: str | None = None
 
     @property
     def local(self) -> bool:
@@ -76,6 +78,7 @@ class ModelCatalog:
                  scan_hf_cache: bool = True, hf_cache_dir: str | Path | None = None):
         self._lock = threading.RLock()
         self._cards: dict[str, dict[str, ModelCard]] = {}
+        self._preferred: dict[str, str] = {}  # task -> the model id the user named for it
         if shipped:
             self._merge(read_cards(resources.files(__package__).joinpath(SHIPPED_CATALOG).read_text("utf-8")))
         self._merge(cards or [])
@@ -96,6 +99,13 @@ class ModelCatalog:
             cards = sorted(self._cards.get(task, {}).values(), key=lambda c: (-c.downloads, -c.likes, c.id))
             return [replace(card, tags=list(card.tags)) for card in cards[: max(0, k)]]
 
+    def preferred(self, task: str) -> ModelCard | None:
+        """The model the user named for ``task`` (``register_local(..., preferred=True)``), if any."""
+        with self._lock:
+            model_id = self._preferred.get(task)
+            card = self._cards.get(task, {}).get(model_id) if model_id else None
+            return replace(card, tags=list(card.tags)) if card is not None else None
+
     def local_path(self, model_id: str) -> Path | None:
         """The folder of a model known to be on disk (any task), else None."""
         with self._lock:
@@ -111,25 +121,35 @@ class ModelCatalog:
 
     # ---------------------------------------------------------------------------- local models
 
-    def register_local(self, path: str | Path, task: str | None = None, model_id: str | None = None) -> ModelCard:
+    def register_local(self, path: str | Path, task: str | None = None, model_id: str | None = None, *,
+                       preferred: bool = False) -> ModelCard:
         """Add a model folder. Its task comes from the README's ``pipeline_tag`` or config.json when not given.
 
-        ``model_id`` defaults to the folder's absolute path, which the local executor accepts as a model.
+        ``model_id`` defaults to the Hub id the folder names for itself (see ``named_hub_ids``) when
+        the catalog lists that id for the task, so the folder stands for that model (its ranking,
+        description, and the selections that name it run on the folder); else to the folder's
+        absolute path, which the local executor accepts as a model. ``preferred``: the user named
+        this model for the task, so it runs every call of that task (``preferred(task)``).
         """
-        folder = Path(path).expanduser().resolve()
-        if not folder.is_dir():
+        folder = _gguf_file(path, task) or Path(path).expanduser().resolve()
+        if not folder.is_dir() and not folder.is_file():
             raise ModelLoadError(task, f"model folder not found: {folder}")
         task = task or folder_task(folder)
         if task is None:
             raise ModelLoadError(None, f"cannot tell the task of the model in {folder}: pass task=...")
         self._check_task(task)
-        card = ModelCard(id=model_id or str(folder), task=task, local_path=str(folder))
         with self._lock:
+            if model_id is None:
+                listed = self._cards.get(task, {})
+                model_id = next((name for name in named_hub_ids(folder) if name in listed), None)
+            card = ModelCard(id=model_id or str(folder), task=task, local_path=str(folder))
             existing = self._cards.setdefault(task, {}).get(card.id)
             if existing is not None:
                 card = replace(existing, local_path=str(folder))
             self._cards[task][card.id] = card
             self._mark_local(card.id, str(folder))
+            if preferred:
+                self._preferred[task] = card.id
         return replace(card)
 
     def scan_hf_cache(self, cache_dir: str | Path | None = None) -> int:
@@ -177,10 +197,13 @@ class ModelCatalog:
         from huggingface_hub import HfApi
 
         api = api or HfApi()
-        names = list(tasks) if tasks is not None else _table_tasks() or self.tasks()
+        names = list(tasks) if tasks is not None else [t for t in _table_tasks() or self.tasks() if _is_hub_tag(t)]
         counts: dict[str, int] = {}
         for task in names:
             self._check_task(task)
+            if not _is_hub_tag(task):
+                raise CatalogError(f"{task} is JARVIS's task name, not a Hub pipeline tag: the Hub cannot list its "
+                                   "models; they come from the shipped catalog or register_local()")
             try:
                 infos = list(api.list_models(pipeline_tag=task, sort="downloads", limit=limit,
                                              expand=["downloads", "likes", "tags", "pipeline_tag"]))
@@ -198,7 +221,8 @@ class ModelCatalog:
                 old = self._cards.setdefault(card.task, {}).get(card.id)
                 if old is not None:
                     card = replace(card, description=card.description or old.description,
-                                   local_path=card.local_path or old.local_path, tags=card.tags or old.tags)
+                                   local_path=card.local_path or old.local_path, tags=card.tags or old.tags,
+                                   file=card.file or old.file)
                 self._cards[card.task][card.id] = card
 
     # ---------------------------------------------------------------------------- persistence
@@ -265,6 +289,66 @@ def folder_task(folder: str | Path) -> str | None:
     return _simple_folder_task(Path(folder))
 
 
+_QUOTED_HUB_ID = re.compile(r"""["'`]([A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)["'`]""")
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
+
+
+def named_hub_ids(folder: str | Path) -> list[str]:
+    """The Hub ids a model folder names for itself, most telling first (duplicates dropped).
+
+    In order: its folder name as the Hub cache or a mirror spells it (``models--org--name``, a
+    snapshot inside one, ``org--name``); the model card's front matter (``model-index`` names,
+    ``model_name``); config.json's ``_name_or_path``; ids quoted in the card's code examples. A
+    ``base_model`` is not the model itself (it is what the model was trained from), so it is not
+    read. Callers keep only ids they know for the folder's task (``register_local``).
+    """
+    folder = Path(folder)
+    found: list[str] = []
+    names = [folder.name]
+    if folder.parent.name == "snapshots":
+        names.insert(0, folder.parent.parent.name)
+    for name in names:
+        parts = name.removeprefix("models--").split("--")
+        if len(parts) == 2:
+            found.append("/".join(parts))
+    card = _read_text(folder / "README.md")
+    meta = _front_matter(card)
+    for entry in meta.get("model-index") or []:
+        if isinstance(entry, dict):
+            found.append(str(entry.get("name") or ""))
+    found.append(str(meta.get("model_name") or ""))
+    try:
+        found.append(str(json.loads(_read_text(folder / "config.json") or "{}").get("_name_or_path") or ""))
+    except (ValueError, AttributeError):
+        pass
+    found.extend(_QUOTED_HUB_ID.findall(card.split("---", 2)[-1] if meta else card))
+    unique: list[str] = []
+    for name in found:
+        if _HUB_ID.match(name) and name not in unique:
+            unique.append(name)
+    return unique
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _front_matter(card: str) -> dict[str, Any]:
+    """The YAML front matter of a model card ({} when there is none or it is not a mapping)."""
+    if not card.startswith("---"):
+        return {}
+    import yaml
+
+    try:
+        data = yaml.safe_load(card.split("---", 2)[1])
+    except (yaml.YAMLError, IndexError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def _simple_folder_task(folder: Path) -> str | None:
     try:
         readme = (folder / "README.md").read_text(encoding="utf-8")
@@ -294,9 +378,40 @@ def _table_tasks() -> list[str]:
         return []
 
 
+def _is_hub_tag(task: str) -> bool:
+    """Whether ``task`` is a Hub pipeline tag (the ControlNet tasks of the table are not)."""
+    try:
+        from hugginggpt.tools.table import task_table
+
+        spec = task_table().get(task)
+    except Exception:  # noqa: BLE001 - without the table, every name is taken as a tag
+        return True
+    return spec is None or spec.hub_tag
+
+
 def _card_dict(card: ModelCard) -> dict[str, Any]:
     data = asdict(card)
     data.pop("task")
     if data["local_path"] is None:
         data.pop("local_path")
+    if data["file"] is None:
+        data.pop("file")
     return data
+
+
+def _gguf_file(path: str | Path, task: str | None) -> Path | None:
+    """The GGUF file that ``gguf:PATH`` or ``*.gguf`` names (None for anything else); a clear
+    ``ModelLoadError`` when it is missing, not GGUF, or has no task given (a file names none)."""
+    from hugginggpt.tools.executors.local_tasks.gguf_text import gguf_path, is_gguf_file
+
+    file = gguf_path(path)
+    if file is None:
+        return None
+    file = file.resolve()
+    if not file.is_file():
+        raise ModelLoadError(task, f"GGUF file not found: {file}")
+    if not is_gguf_file(file):
+        raise ModelLoadError(task, f"{file} is not a GGUF file (it does not start with the GGUF magic bytes)")
+    if task is None:
+        raise ModelLoadError(None, f"a GGUF file names no task: give it as TASK=gguf:{file}")
+    return file

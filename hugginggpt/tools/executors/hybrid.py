@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
-import threading
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -26,14 +25,16 @@ logger = logging.getLogger(__name__)
 
 POLICIES = ("local", "remote", "hybrid")
 CANDIDATES_TO_TRY = 50
+#: Models tried for one call when the chosen one cannot be loaded or downloaded (the first included).
+MAX_ATTEMPTS = 3
 
 
 class HybridExecutor(Executor):
     """Routes each call to ``local`` or ``remote`` by ``policy`` (``local`` | ``remote`` | ``hybrid``).
 
     Which backend ran a call, and on which model, is written into ``call.options["backend"]``
-    (``"local"``/``"remote"``) and ``call.options["model"]``; ``last_backend`` holds the same for
-    the current thread. The result envelope itself is left unchanged. ``notes`` lists degradations
+    (``"local"``/``"remote"``) and ``call.options["model"]``; the tools put them into the result
+    (``ran``). The result envelope itself is left unchanged. ``notes`` lists degradations
     (e.g. local execution unavailable) for the CLI to show.
     """
 
@@ -54,21 +55,24 @@ class HybridExecutor(Executor):
         self.catalog = catalog
         self.policy = policy
         self.notes: list[str] = []
-        self._thread = threading.local()
 
     def __repr__(self) -> str:
         return f"HybridExecutor(policy={self.policy!r}, local={self.local!r}, remote={self.remote!r})"
 
     @property
     def backends(self) -> list[Executor]:
-        """The executors the policy allows, in order of preference."""
+        """The executors the policy allows, in order of preference (offline: not a Hub-hosted remote)."""
         allowed = {"local": [self.local], "remote": [self.remote], "hybrid": [self.local, self.remote]}[self.policy]
-        return [backend for backend in allowed if backend is not None]
+        return [backend for backend in allowed if backend is not None and self._reachable(backend)]
 
-    @property
-    def last_backend(self) -> str | None:
-        """Name of the backend of this thread's latest call (``call.options`` works across threads)."""
-        return getattr(self._thread, "backend", None)
+    def _reachable(self, backend: Executor) -> bool:
+        """Hugging Face's hosted inference needs the Hub: not in its offline mode (``HF_HUB_OFFLINE=1``).
+        A configured endpoint (a self-hosted TGI/TEI, an Inference Endpoint URL) is still tried."""
+        if backend is not self.remote or getattr(backend, "endpoint", None):
+            return True
+        from hugginggpt.tools.executors.local import hub_offline
+
+        return not hub_offline()
 
     def can_run(self, task: str, model: str | None) -> bool:
         try:
@@ -87,26 +91,65 @@ class HybridExecutor(Executor):
         raise ModelLoadError(task, self._no_backend_cause(model))
 
     def pick_model(self, task: str) -> str | None:
-        """The first catalog candidate available locally (unless remote-only), else the most downloaded one."""
+        """The model the user named for the task, else the first catalog candidate on disk (unless
+        remote-only), else the first one the policy can run (download or remote), most downloaded first."""
         if self.catalog is None:
             return None
-        candidates = self.catalog.candidates(task, k=CANDIDATES_TO_TRY)
-        if self.local is not None and self.policy != "remote":
+        preferred = getattr(self.catalog, "preferred", None)
+        named = preferred(task) if preferred is not None else None
+        if named is not None:
+            return named.id
+        return self._first_runnable(task, skip=set())
+
+    def _first_runnable(self, task: str, skip: set[str]) -> str | None:
+        """The first catalog candidate (not in ``skip``) the policy can run: one on disk first, then
+        one the local executor would download, then a remote one; most downloaded first in each."""
+        if self.catalog is None:
+            return None
+        candidates = [card for card in self.catalog.candidates(task, k=CANDIDATES_TO_TRY) if card.id not in skip]
+        backends = self.backends
+        resolve = getattr(self.local, "resolve", None)
+        if self.local in backends and resolve is not None:
             for card in candidates:
-                if self.local.can_run(task, card.id):
+                if resolve(task, card.id) is not None and self.local.can_run(task, card.id):
                     return card.id
-        if self.remote is not None and self.policy != "local":
+        for backend in backends:
             for card in candidates:
-                if self.remote.can_run(task, card.id):
+                if backend.can_run(task, card.id):
                     return card.id
         return None
 
     def run(self, call: TaskCall) -> dict[str, Any]:
-        backend, model = self.route(call.task.name, call.model)
-        call.options["backend"] = backend.name
-        call.options["model"] = model
-        self._thread.backend = backend.name
-        return backend.run(replace(call, model=model))
+        """Run ``call`` on its model; when that model cannot be loaded or downloaded, on the next
+        runnable catalog candidate (local ones first), up to ``MAX_ATTEMPTS`` models. Each model
+        given up is listed with its cause in ``call.options["fallbacks"]`` (the tool records it in
+        the result, so the trace says why another model ran); a model the user named for the task
+        (``catalog.preferred``) is never swapped for another."""
+        task = call.task.name
+        tried: list[dict[str, str]] = []
+        model: str | None = call.model
+        while True:
+            try:
+                backend, model = self.route(task, model)
+                call.options["backend"] = backend.name
+                call.options["model"] = model
+                return backend.run(replace(call, model=model))
+            except ModelLoadError as exc:
+                tried.append({"model": model or "(default)", "error": exc.cause})
+                call.options["fallbacks"] = tried
+                following = None if self._named_by_user(task, model) else self._first_runnable(
+                    task, skip={t["model"] for t in tried})
+                if following is None or len(tried) >= MAX_ATTEMPTS:
+                    if len(tried) == 1:
+                        raise
+                    raise ModelLoadError(task, "; ".join(f"{t['model']}: {t['error']}" for t in tried)) from exc
+                logger.warning("%s: %s cannot run (%s); trying %s", task, model, exc.cause, following)
+                model = following
+
+    def _named_by_user(self, task: str, model: str | None) -> bool:
+        preferred = getattr(self.catalog, "preferred", None)
+        card = preferred(task) if preferred is not None and model else None
+        return card is not None and card.id == model
 
     def _no_backend_cause(self, model: str | None) -> str:
         what = f"model {model!r}" if model else "no model was given and the catalog has none that"

@@ -21,6 +21,7 @@ from hugginggpt.tools.executors.local_tasks import (
     TaskHandler,
     handler_for,
 )
+from hugginggpt.tools.executors.local_tasks import gguf_text
 from hugginggpt.tools.executors.local_tasks.cache import ModelCache
 from hugginggpt.tools.executors.local_tasks.common import (
     first_line,
@@ -70,6 +71,13 @@ def download_snapshot(model_id: str) -> Path:
     return Path(snapshot_download(model_id, ignore_patterns=ignore))
 
 
+def hub_offline() -> bool:
+    """Whether huggingface_hub is in offline mode (``HF_HUB_OFFLINE=1``): no download can happen."""
+    from huggingface_hub import constants
+
+    return bool(constants.is_offline_mode())
+
+
 def cached_snapshot(model_id: str) -> Path | None:
     """The folder of ``model_id`` in the Hugging Face cache, without touching the network."""
     if not _HUB_ID.match(model_id):
@@ -91,7 +99,7 @@ class LocalExecutor(Executor):
                  dtype: Any = "auto", download: bool = False):
         self.catalog = catalog
         self.download = download
-        self.options = LoadOptions(device=device or default_device(), dtype=dtype)
+        self.options = LoadOptions(device=device or default_device(), dtype=dtype, download=download)
         self._cache = ModelCache(max_models)
 
     # ------------------------------------------------------------------ what can run here
@@ -105,12 +113,17 @@ class LocalExecutor(Executor):
         handler = handler_for(task)
         if handler is None or handler.missing_requirement():
             return False
+        if not handler.weights:
+            return True
         if self.resolve(task, model) is not None:
             return True
         return self.download and self._downloadable(task, model) is not None
 
     def _downloadable(self, task: str, model: str | None) -> str | None:
-        """The Hub id a download would fetch for ``model`` (the top catalog candidate when None)."""
+        """The Hub id a download would fetch for ``model`` (the top catalog candidate when None);
+        None in the Hub's offline mode (``HF_HUB_OFFLINE=1``): nothing can be fetched."""
+        if hub_offline():
+            return None
         if model is None:
             cards = self.catalog.candidates(task, k=1) if self.catalog is not None else []
             return cards[0].id if cards else None
@@ -120,6 +133,9 @@ class LocalExecutor(Executor):
         """The local folder of ``model`` (or of the catalog's first local candidate when None)."""
         if model is None:
             return self._default_folder(task)
+        gguf = gguf_text.model_file(task, model, self.catalog)  # a GGUF file for a text task
+        if gguf is not None:
+            return gguf
         folder = Path(model).expanduser()
         if folder.is_dir():
             return folder.resolve()
@@ -149,11 +165,8 @@ class LocalExecutor(Executor):
         return self._cache.load_count
 
     def loaded_models(self) -> list[str]:
-        """Folders of the loaded models, least recently used first."""
-        return [str(folder) for _, folder in self._cache.loaded_keys()]
-
-    def unload_all(self) -> None:
-        self._cache.clear()
+        """Folders of the loaded models, least recently used first (weightless tools such as Canny have none)."""
+        return [str(folder) for _, folder in self._cache.loaded_keys() if folder is not None]
 
     def model_for(self, task: str, model: str | None) -> Any:
         """The loaded model object that runs ``task`` (loading it once); ``ModelLoadError`` otherwise."""
@@ -161,10 +174,12 @@ class LocalExecutor(Executor):
 
     def _loaded(self, task: str, model: str | None) -> tuple[TaskHandler, Any]:
         handler = self._handler(task)
+        if not handler.weights:
+            return handler, self._cache.get((handler.loader_key, None), lambda: self._load(task, handler, None))
         folder = self.resolve(task, model)
         if folder is None and self.download and (hub_id := self._downloadable(task, model)):
             try:
-                folder = download_snapshot(hub_id)
+                folder = gguf_text.download_file(task, hub_id, self.catalog) or download_snapshot(hub_id)
             except Exception as exc:
                 raise ModelLoadError(task, f"cannot download {hub_id} from the Hub: {first_line(exc)}") from exc
         if folder is None:
@@ -181,11 +196,16 @@ class LocalExecutor(Executor):
             raise missing_extra_error(task, missing, handler.extra)
         return handler
 
-    def _load(self, task: str, handler: TaskHandler, folder: Path) -> Any:
+    def _load(self, task: str, handler: TaskHandler, folder: Path | None) -> Any:
         try:
             return handler.load(folder, self.options)
+        except ModelLoadError as exc:  # a loader's own clear cause (e.g. a missing base model): name the task
+            if exc.task is None:
+                raise ModelLoadError(task, exc.cause) from exc
+            raise
         except Exception as exc:
-            raise ModelLoadError(task, f"cannot load the model in {folder}: {first_line(exc)}") from exc
+            where = f"the model in {folder}" if folder is not None else handler.loader_key
+            raise ModelLoadError(task, f"cannot load {where}: {first_line(exc)}") from exc
 
     # ------------------------------------------------------------------ running
 

@@ -9,7 +9,6 @@ atomically in the run's workspace, bounded retries for overloaded servers, and o
 from __future__ import annotations
 
 import base64
-import csv
 import math
 import random
 import time
@@ -24,13 +23,21 @@ from huggingface_hub.errors import HfHubHTTPError, InferenceTimeoutError
 from hugginggpt.errors import RemoteInferenceError, ResourceError, TaskError
 from hugginggpt.tools.executors.base import Executor, TaskCall
 from hugginggpt.tools.resources import atomic_write, save_image
-from hugginggpt.tools.resources.sniff import sniff_suffix
+from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES, sniff_suffix
+from hugginggpt.tools.resources.tables import read_table
 from hugginggpt.tools.results import envelope
 
 Handler = Callable[[InferenceClient, "str | None", TaskCall], dict[str, Any]]
 
 #: Task name -> handler; filled by ``@_handles`` below. Tasks missing here are not offered remotely.
 HANDLERS: dict[str, Handler] = {}
+
+#: Tasks with a handler that ``InferenceClient`` serves on no provider (hf-inference included), so a
+#: call could only fail; ``can_run`` says no and ``run`` says why before any request is made.
+UNSERVED = {
+    "tabular-regression": "no Inference Provider serves tabular-regression (huggingface_hub's InferenceClient "
+                          "has it for none, hf-inference included): run it on a local model",
+}
 
 RETRY_STATUS = frozenset({429, 503})
 MAX_BACKOFF_S = 10.0
@@ -83,9 +90,11 @@ class RemoteExecutor(Executor):
 
     def can_run(self, task: str, model: str | None) -> bool:
         """A task with a remote handler, on a Hub id or URL (a local folder cannot be served remotely)."""
-        if task not in HANDLERS:
+        if task not in HANDLERS or task in UNSERVED:
             return False
         if model is None:  # a per-model endpoint template cannot serve "no model"
+            if task in NEEDS_MODEL and not self.endpoint:  # providers would pick some non-ControlNet model
+                return False
             return not (self.endpoint and "{model}" in self.endpoint)
         return model.startswith(("http://", "https://")) or not Path(model).is_dir()
 
@@ -104,6 +113,8 @@ class RemoteExecutor(Executor):
         handler = HANDLERS.get(task)
         if handler is None:
             raise RemoteInferenceError(task, "remote inference has no handler for this task; run it locally")
+        if task in UNSERVED:
+            raise RemoteInferenceError(task, UNSERVED[task])
         target = self.target(task, call.model)
         for attempt in range(self.max_retries + 1):
             try:
@@ -223,10 +234,7 @@ def _labels_text(items: list[Any]) -> str:
 def _save_bytes(call: TaskCall, content: bytes, kind: str) -> Path:
     """Write generated media bytes into the workspace; the extension comes from their magic bytes."""
     suffix = sniff_suffix(content[:64])
-    expected = {"image": (".png", ".jpg", ".gif", ".webp", ".bmp", ".tiff"),
-                "audio": (".wav", ".flac", ".ogg", ".mp3", ".m4a", ".aac", ".opus"),
-                "video": (".mp4", ".m4v", ".mov", ".webm", ".mkv", ".avi", ".gif")}[kind]
-    if suffix not in expected:
+    if suffix not in MEDIA_SUFFIXES[kind]:
         raise RemoteInferenceError(call.task.name, f"the server answered with something that is not {kind} data")
     path = call.workspace.new_path(suffix)
     return atomic_write(path, lambda fh: fh.write(content))
@@ -237,17 +245,9 @@ def _save_image(call: TaskCall, image: Any) -> str:
 
 
 def _read_table(call: TaskCall) -> dict[str, list[str]]:
-    """The ``table`` argument as columns of strings: a mapping, or a CSV file path."""
-    table = _required(call, "table")
-    if isinstance(table, (str, Path)) and Path(table).is_file():
-        with open(table, newline="", encoding="utf-8") as fh:
-            rows = list(csv.DictReader(fh))
-        if not rows:
-            raise ResourceError(call.task.name, f"the CSV table {table} has no rows")
-        return {column: [row[column] or "" for row in rows] for column in rows[0]}
-    if isinstance(table, dict) and table:
-        return {str(k): [str(v) for v in (vals if isinstance(vals, list) else [vals])] for k, vals in table.items()}
-    raise ResourceError(call.task.name, "table must map column names to lists of cells, or be a CSV file path")
+    """The ``table`` argument as columns of strings (a CSV file only from where the workspace allows)."""
+    table = read_table(_required(call, "table"), call.workspace, call.task.name)
+    return {column: ["" if cell is None else str(cell) for cell in cells] for column, cells in table.items()}
 
 
 def _data_url(path: Path) -> str:
@@ -464,6 +464,18 @@ def _image_to_text(client: InferenceClient, model: str | None, call: TaskCall) -
 @_handles("image-to-image", "image-text-to-image")
 def _image_to_image(client: InferenceClient, model: str | None, call: TaskCall) -> dict:
     image = client.image_to_image(_media(call, "image"), prompt=_arg(call, "prompt"), model=model)
+    return envelope(image=_save_image(call, image), task=call.task.name)
+
+
+#: Tasks that are not Hub pipeline tags (JARVIS's ControlNet names): a provider can only serve a named model.
+NEEDS_MODEL = frozenset({"canny-text-to-image", "depth-text-to-image", "hed-text-to-image", "mlsd-text-to-image",
+                         "normal-text-to-image", "openpose-text-to-image", "seg-text-to-image"})
+
+
+@_handles(*NEEDS_MODEL)
+def _controlnet_text_to_image(client: InferenceClient, model: str | None, call: TaskCall) -> dict:
+    """A ControlNet served as image-to-image: the condition map as the image, the text as the prompt."""
+    image = client.image_to_image(_media(call, "image"), prompt=_required(call, "text"), model=model)
     return envelope(image=_save_image(call, image), task=call.task.name)
 
 

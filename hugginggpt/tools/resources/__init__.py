@@ -24,9 +24,8 @@ from hugginggpt.tools.resources.netguard import (
 from hugginggpt.tools.resources.refs import (
     RESOURCE_REF,
     contains_resource_ref,
-    is_resource_ref,
-    resource_ref_id,
 )
+from hugginggpt.tools.resources.tables import read_table
 from hugginggpt.tools.resources.workspace import MiB, Workspace, new_run_id
 
 __all__ = [
@@ -41,13 +40,12 @@ __all__ = [
     "contains_resource_ref",
     "download",
     "format_size",
-    "is_resource_ref",
     "load_audio",
     "load_image",
     "new_run_id",
     "public_only",
+    "read_table",
     "resample",
-    "resource_ref_id",
     "save_audio",
     "save_image",
     "save_video",

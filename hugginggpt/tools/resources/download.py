@@ -2,8 +2,9 @@
 
 Redirects are followed by hand so each hop's scheme is checked: a server cannot bounce us to
 ``file://`` or another scheme. The size limit is enforced from ``Content-Length`` before reading
-and again while streaming (servers may omit or lie about the header). The timeout bounds each
-network wait and the whole transfer, so a server that trickles bytes cannot hold a task forever.
+and again while streaming (servers may omit or lie about the header). The timeout is one deadline
+for the whole download: connecting, headers, every redirect hop and the body, so a server that
+trickles bytes (or headers, or redirects) cannot hold a task past it.
 Which addresses may be connected to at all (first hop and every redirect) is ``netguard``'s policy:
 public ones only by default.
 """
@@ -62,7 +63,7 @@ def download(url: str, folder: str | Path, *, max_bytes: int, timeout: float,
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + timeout
-    client = download_client(address_policy, timeout)
+    client = download_client(address_policy, timeout, deadline)
     try:
         return _fetch(client, url, folder, max_bytes=max_bytes, timeout=timeout,
                       deadline=deadline, max_redirects=max_redirects)
@@ -80,7 +81,12 @@ def _fetch(client: httpx.Client, url: str, folder: Path, *, max_bytes: int, time
            deadline: float, max_redirects: int) -> Path:
     current = url
     for _hop in range(max_redirects + 1):
-        with client.stream("GET", current) as response:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise ResourceError(None, f"download timed out after {timeout:g} s: {url}")
+        # Each hop's waits end by the deadline: through the guarded sockets exactly, and through
+        # httpx's own (private URLs allowed) per wait, never longer than the time left.
+        with client.stream("GET", current, timeout=httpx.Timeout(min(timeout, left))) as response:
             if response.status_code in _REDIRECT_CODES and "location" in response.headers:
                 target = urljoin(current, response.headers["location"])
                 if url_scheme(target) not in ALLOWED_SCHEMES:

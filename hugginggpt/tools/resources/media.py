@@ -12,6 +12,7 @@ bytes of MP4/MOV, WebM/MKV, AVI or GIF.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from math import gcd
 from pathlib import Path
@@ -29,6 +30,62 @@ if TYPE_CHECKING:
 
 # Extension -> libsndfile format name, for the audio formats soundfile may decode.
 _SOUNDFILE_FORMATS = {".wav": "WAV", ".flac": "FLAC", ".ogg": "OGG", ".opus": "OGG", ".mp3": "MP3"}
+
+#: Limits on what a decoded input may cost, checked from the file's header before decoding.
+MAX_IMAGE_PIXELS_ENV = "HUGGINGGPT_MAX_IMAGE_PIXELS"
+DEFAULT_MAX_IMAGE_PIXELS = 89_478_485  # Pillow's own warning threshold (about 0.25 GiB as RGB); refused above
+MAX_AUDIO_SECONDS_ENV = "HUGGINGGPT_MAX_AUDIO_SECONDS"
+DEFAULT_MAX_AUDIO_SECONDS = 3600.0
+#: Sample rates outside this range are no real recording (a 1 Hz WAV asked for gigabytes when resampled).
+MIN_SAMPLE_RATE, MAX_SAMPLE_RATE = 1_000, 768_000
+
+
+def _limit(env: str, default: float) -> float:
+    """A positive limit from the environment, else ``default`` (an unusable value names the variable)."""
+    text = os.environ.get(env, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise ResourceError(None, f"{env} must be a positive number, got {text!r}") from None
+    if value <= 0:
+        raise ResourceError(None, f"{env} must be a positive number, got {text!r}")
+    return value
+
+
+def max_image_pixels() -> int:
+    """The most pixels an input image may have (``HUGGINGGPT_MAX_IMAGE_PIXELS``, default 89,478,485)."""
+    return int(_limit(MAX_IMAGE_PIXELS_ENV, DEFAULT_MAX_IMAGE_PIXELS))
+
+
+def max_audio_seconds() -> float:
+    """The longest input audio, in seconds (``HUGGINGGPT_MAX_AUDIO_SECONDS``, default 3600)."""
+    return _limit(MAX_AUDIO_SECONDS_ENV, DEFAULT_MAX_AUDIO_SECONDS)
+
+
+def _check_pixels(img: Image.Image, path: str | Path) -> None:
+    limit = max_image_pixels()
+    pixels = img.width * img.height
+    if pixels > limit:
+        raise ResourceError(None, f"image too large to open safely: {path} has {pixels:,} pixels "
+                                  f"({img.width}x{img.height}); at most {limit:,} ({MAX_IMAGE_PIXELS_ENV})")
+
+
+def _check_sample_rate(rate: float, path: str | Path) -> None:
+    if not MIN_SAMPLE_RATE <= rate <= MAX_SAMPLE_RATE:
+        raise ResourceError(None, f"audio {path} has a sample rate of {rate:g} Hz; "
+                                  f"only {MIN_SAMPLE_RATE:,} to {MAX_SAMPLE_RATE:,} Hz is accepted")
+
+
+def _check_audio_header(info: Any, path: str | Path) -> None:
+    """Refuse, from the header alone, audio whose sample rate or length is no real input."""
+    _check_sample_rate(info.samplerate, path)
+    limit = max_audio_seconds()
+    seconds = info.frames / info.samplerate
+    if seconds > limit:
+        raise ResourceError(None, f"audio {path} is {seconds:,.0f} s long; at most {limit:g} s "
+                                  f"({MAX_AUDIO_SECONDS_ENV})")
 
 
 def _soundfile():
@@ -65,7 +122,10 @@ def check_kind(path: str | Path, kind: str | None) -> Path:
 def _check_image(path: Path) -> None:
     try:
         with Image.open(path) as img:
+            _check_pixels(img, path)
             img.verify()
+    except ResourceError:
+        raise
     except Image.DecompressionBombError:
         raise ResourceError(None, f"image too large to open safely: {path}") from None
     except Exception:
@@ -76,10 +136,12 @@ def _check_audio(path: Path) -> None:
     """soundfile must read the header; formats it cannot decode (m4a, aac...) need audio magic bytes."""
     sf = _soundfile()
     try:
-        sf.info(str(path))
-        return
+        info = sf.info(str(path))
     except Exception:
-        pass
+        info = None
+    if info is not None:
+        _check_audio_header(info, path)
+        return
     suffix = path.suffix.lower()
     decodable = _SOUNDFILE_FORMATS.get(suffix) in sf.available_formats()
     sniffed = sniff_suffix(_head(path))
@@ -95,8 +157,11 @@ def load_image(path: str | Path) -> Image.Image:
     """Open an image as RGB, upright (EXIF orientation applied), fully read so the file is closed."""
     try:
         with Image.open(path) as img:
+            _check_pixels(img, path)
             img.load()
             return ImageOps.exif_transpose(img).convert("RGB")
+    except ResourceError:
+        raise
     except FileNotFoundError:
         raise ResourceError(None, f"file not found: {path}") from None
     except Image.DecompressionBombError:
@@ -106,16 +171,24 @@ def load_image(path: str | Path) -> Image.Image:
 
 
 def load_audio(path: str | Path, sampling_rate: int | None = None) -> tuple[np.ndarray, int]:
-    """Read audio as mono float32 in [-1, 1]; resample to ``sampling_rate`` when given."""
+    """Read audio as mono float32 in [-1, 1]; resample to ``sampling_rate`` when given.
+
+    The header is checked first: a sample rate outside 1-768 kHz, or audio longer than
+    ``max_audio_seconds()``, is refused before anything is decoded or resampled.
+    """
     sf = _soundfile()
     try:
+        _check_audio_header(sf.info(str(path)), path)
         data, rate = sf.read(str(path), dtype="float32", always_2d=True)
+    except ResourceError:
+        raise
     except FileNotFoundError:
         raise ResourceError(None, f"file not found: {path}") from None
     except Exception as exc:
         raise ResourceError(None, f"cannot decode audio {path}: {exc}") from None
     mono = data.mean(axis=1, dtype=np.float32)
     if sampling_rate and sampling_rate != rate:
+        _check_sample_rate(sampling_rate, f"resampling of {path}")
         mono = resample(mono, rate, sampling_rate)
         rate = sampling_rate
     return mono, int(rate)
@@ -125,6 +198,8 @@ def resample(signal: np.ndarray, orig_rate: int, target_rate: int) -> np.ndarray
     """Polyphase resampling (scipy) when available, else linear interpolation (numpy)."""
     if orig_rate == target_rate or signal.size == 0:
         return signal.astype(np.float32, copy=False)
+    for rate in (orig_rate, target_rate):  # the output's length is size * target / orig: both bounded
+        _check_sample_rate(rate, "resampling")
     try:
         from scipy.signal import resample_poly
     except ImportError:

@@ -17,6 +17,8 @@ import ipaddress
 import os
 import socket
 import ssl
+import time
+import urllib.request
 from collections.abc import Callable, Iterable
 
 import httpcore
@@ -32,7 +34,24 @@ ALLOW_PRIVATE_ENV = "HUGGINGGPT_ALLOW_PRIVATE_URLS"
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # well-known NAT64 prefix: the last 32 bits are IPv4
 
-# Named first so the error says *why*; ``not is_global`` below catches the rest (CGNAT, benchmarks...).
+# The IANA special-purpose address registries (IPv4 and IPv6, as of 2025), denied explicitly: Python's
+# ``is_global`` tables lag behind them and call some of these global (``fec0::/10``, ``192.0.0.8``). A
+# few registry entries IANA marks globally reachable (anycast services, AS112) are denied too: a URL in a
+# plan has no business there. Embedded IPv4 forms (mapped, 6to4, NAT64) are checked as their IPv4.
+SPECIAL_PURPOSE = tuple(ipaddress.ip_network(n) for n in (
+    "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
+    "192.0.0.0/24", "192.0.2.0/24", "192.31.196.0/24", "192.52.193.0/24", "192.88.99.0/24", "192.168.0.0/16",
+    "192.175.48.0/24", "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
+    "::/96", "::ffff:0:0/96", "64:ff9b:1::/48", "100::/64", "100:0:0:1::/64", "2001::/23", "2001:db8::/32",
+    "2620:4f:8000::/48", "3fff::/20", "5f00::/16", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
+))
+
+
+def _special_purpose(ip: IPAddress) -> bool:
+    return any(ip.version == net.version and ip in net for net in SPECIAL_PURPOSE)
+
+
+# Named first so the error says *why*; the deny list and ``not is_global`` below catch the rest.
 _PRIVATE_KINDS: tuple[tuple[str, Callable[[IPAddress], bool]], ...] = (
     ("loopback", lambda ip: ip.is_loopback),
     ("unspecified", lambda ip: ip.is_unspecified),
@@ -41,6 +60,7 @@ _PRIVATE_KINDS: tuple[tuple[str, Callable[[IPAddress], bool]], ...] = (
     ("reserved", lambda ip: ip.is_reserved),
     ("private", lambda ip: ip.is_private),
     ("not globally routable", lambda ip: not ip.is_global),
+    ("special-purpose (IANA)", _special_purpose),
 )
 
 
@@ -101,11 +121,51 @@ def checked_addresses(host: str, port: int, policy: AddressPolicy) -> list[str]:
     return addresses
 
 
-class GuardedBackend(httpcore.NetworkBackend):
-    """httpcore's socket opener, but only to addresses the policy allows: checked and pinned in one step."""
+def _within(deadline: float | None, timeout: float | None) -> float | None:
+    """``timeout`` shortened to what is left before ``deadline``; raises ReadTimeout when nothing is left."""
+    if deadline is None:
+        return timeout
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise httpcore.ReadTimeout("the download's deadline has passed")
+    return left if timeout is None else min(timeout, left)
 
-    def __init__(self, policy: AddressPolicy):
+
+class DeadlineStream(httpcore.NetworkStream):
+    """A socket stream whose every wait ends by one deadline: a server dripping its headers (or a
+    chain of slow redirects, each a new stream) cannot hold a download past its ``download_timeout``."""
+
+    def __init__(self, stream: httpcore.NetworkStream, deadline: float | None):
+        self._stream = stream
+        self._deadline = deadline
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, _within(self._deadline, timeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._stream.write(buffer, _within(self._deadline, timeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
+                  timeout: float | None = None) -> httpcore.NetworkStream:
+        stream = self._stream.start_tls(ssl_context, server_hostname, _within(self._deadline, timeout))
+        return DeadlineStream(stream, self._deadline)
+
+    def get_extra_info(self, info: str) -> object:
+        return self._stream.get_extra_info(info)
+
+
+class GuardedBackend(httpcore.NetworkBackend):
+    """httpcore's socket opener, but only to addresses the policy allows: checked and pinned in one step.
+
+    With a ``deadline`` (``time.monotonic()`` seconds), connecting and every read and write end by it.
+    """
+
+    def __init__(self, policy: AddressPolicy, deadline: float | None = None):
         self.policy = policy
+        self.deadline = deadline
         self._sockets = httpcore.SyncBackend()
 
     def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
@@ -113,8 +173,9 @@ class GuardedBackend(httpcore.NetworkBackend):
         last_error: Exception | None = None
         for address in checked_addresses(host, port, self.policy):
             try:  # a literal IP: the OS does no second lookup, so we connect where we checked
-                return self._sockets.connect_tcp(address, port, timeout=timeout, local_address=local_address,
-                                                 socket_options=socket_options)
+                stream = self._sockets.connect_tcp(address, port, timeout=_within(self.deadline, timeout),
+                                                   local_address=local_address, socket_options=socket_options)
+                return DeadlineStream(stream, self.deadline)
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                 last_error = exc
         raise last_error or httpcore.ConnectError(f"no address for host {host!r}")
@@ -135,9 +196,10 @@ class GuardedTransport(httpx.HTTPTransport):
     we would check the proxy's address, not the target's.
     """
 
-    def __init__(self, policy: AddressPolicy):
+    def __init__(self, policy: AddressPolicy, deadline: float | None = None):
         super().__init__(verify=_ssl_context(), trust_env=False)
-        self._pool = httpcore.ConnectionPool(ssl_context=_ssl_context(), network_backend=GuardedBackend(policy))
+        self._pool = httpcore.ConnectionPool(ssl_context=_ssl_context(),
+                                             network_backend=GuardedBackend(policy, deadline))
 
 
 @functools.cache
@@ -146,9 +208,10 @@ def _ssl_context() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
-def download_client(policy: AddressPolicy, timeout: float) -> httpx.Client:
-    """The client a download uses: guarded unless the policy allows everything (then as before,
-    environment proxies included)."""
-    if policy is allow_any:
+def download_client(policy: AddressPolicy, timeout: float, deadline: float | None = None) -> httpx.Client:
+    """The client a download uses: our sockets (the policy checked, every wait ended by ``deadline``),
+    except when private URLs are allowed and the environment names a proxy: then httpx's own, through it."""
+    if policy is allow_any and urllib.request.getproxies():
         return httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=False, verify=_ssl_context())
-    return httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=False, transport=GuardedTransport(policy))
+    return httpx.Client(timeout=httpx.Timeout(timeout), follow_redirects=False,
+                        transport=GuardedTransport(policy, deadline))

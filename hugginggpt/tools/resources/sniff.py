@@ -12,8 +12,11 @@ import re
 #: Extension of a freshly generated file of each kind.
 KIND_SUFFIX = {"image": ".png", "audio": ".wav", "video": ".mp4", "text": ".txt", "table": ".csv"}
 
+#: The file suffixes of each media kind: the one list (an animated ``.gif`` is an image and a video).
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".bmp", ".webp", ".tif", ".tiff"})
 AUDIO_SUFFIXES = frozenset({".wav", ".flac", ".ogg", ".mp3", ".m4a", ".aac", ".opus"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".m4v", ".mov", ".webm", ".mkv", ".avi", ".gif"})
+MEDIA_SUFFIXES = {"image": IMAGE_SUFFIXES, "audio": AUDIO_SUFFIXES, "video": VIDEO_SUFFIXES}
 
 _SAFE_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,10}")
 

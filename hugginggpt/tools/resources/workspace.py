@@ -76,7 +76,11 @@ class Workspace:
     @property
     def root(self) -> Path:
         """The run folder (absolute, symlinks resolved), created on first access."""
-        self._root.mkdir(parents=True, exist_ok=True)
+        try:
+            self._root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # one line that says which setting placed it there, not a traceback
+            raise ResourceError(None, f"cannot make the run folder {self._root}: {exc.strerror or exc} "
+                                      "(its parent comes from --trace-dir or HUGGINGGPT_HOME)") from None
         return self._root
 
     @property
@@ -155,7 +159,13 @@ class Workspace:
             bases = [self._root] + [p if p.is_dir() else p.parent for p in self.inputs]
             candidates = [base / given for base in bases]
         escaped = None
+        probing = not given.is_absolute() and ".." not in given.parts
         for candidate in candidates:
+            if probing and not self.is_allowed(os.path.normpath(candidate)):
+                # A plain relative name that lands outside every allowed place (next to an allowed
+                # *file*): whether something exists there is none of the caller's business, so it
+                # gets "file not found" like a missing file (no existence oracle).
+                continue
             try:
                 resolved = candidate.resolve()  # lexical + existing symlinks; no existence needed
             except (OSError, RuntimeError):  # symlink loop, unreadable folder
@@ -172,6 +182,6 @@ class Workspace:
             if not stat.S_ISREG(mode):
                 raise ResourceError(None, f"not a regular file: {text}")
             return resolved
-        if escaped is not None and (given.is_absolute() or ".." in given.parts or escaped.exists()):
-            raise ResourceError(None, f"path escapes the allowed folders: {text}")
+        if escaped is not None:  # absolute, "..", or a symlink inside an allowed folder: never depends on
+            raise ResourceError(None, f"path escapes the allowed folders: {text}")  # what exists outside
         raise ResourceError(None, f"file not found: {text}")

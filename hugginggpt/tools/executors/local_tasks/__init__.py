@@ -1,6 +1,6 @@
 """Per-family handlers of the local executor: which tasks run locally, and how.
 
-``HANDLERS`` maps a task name (the Hub's pipeline tag) to its ``TaskHandler``; a task missing here
+``HANDLERS`` maps a task name (the Hub's pipeline tag, or JARVIS's ControlNet name) to its ``TaskHandler``; a task missing here
 has no local implementation, so the local executor reports it cannot run it.
 """
 
@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from hugginggpt.tools.executors.local_tasks import (
     audio,
+    controlnet,
     diffusion,
     extractive_qa,
     forecasting,
+    gguf_text,
     keypoints,
     multimodal,
     nlp,
@@ -30,12 +32,14 @@ HANDLERS: dict[str, TaskHandler] = {
     **audio.HANDLERS,
     **multimodal.HANDLERS,
     **diffusion.HANDLERS,
+    **controlnet.HANDLERS,
     **ranking.HANDLERS,
     **keypoints.HANDLERS,
     **voice_activity.HANDLERS,
     **video.HANDLERS,
     **forecasting.HANDLERS,
 }
+HANDLERS = gguf_text.with_gguf(HANDLERS)  # text tasks also run on GGUF files (llama.cpp)
 
 
 def handler_for(task: str) -> TaskHandler | None:

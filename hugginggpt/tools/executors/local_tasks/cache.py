@@ -1,8 +1,9 @@
 """A bounded LRU cache of loaded models: one load per model even when threads ask at the same time.
 
 Loading every model up front blew up memory in the reference implementation (JARVIS #149); here a
-model is loaded on first use, the least recently used one is dropped past ``max_models``, and a
-per-key lock lets two different models load in parallel while two requests for one model load it once.
+model is loaded on first use, the least recently used one is dropped past ``max_models``, two requests
+for one model load it once, and loads take turns process-wide (``LOADING``) while inference on loaded
+models runs in parallel.
 """
 
 from __future__ import annotations
@@ -13,6 +14,12 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any
 
+
+# transformers and diffusers build a model under process-wide patches (meta-device construction,
+# skipped weight init), so two loads at once in one process can leave one model's weights on the
+# meta device ("Cannot copy out of meta tensor"). Loads take turns; inference stays parallel.
+# Reentrant: a loader may load a model it builds on (normal-control loads a depth model).
+LOADING = threading.RLock()
 
 class ModelCache:
     """Thread-safe LRU of loaded models keyed by (loader, folder, ...)."""
@@ -49,7 +56,8 @@ class ModelCache:
             found, model = self._lookup(key)
             if found:
                 return model
-            model = load()  # outside the cache lock: other models keep loading in parallel
+            with LOADING:  # one load at a time in the process (see LOADING); calls on loaded models go on
+                model = load()
             with self._lock:
                 self.load_count += 1
                 self._models[key] = model

@@ -20,6 +20,7 @@ class LoadOptions:
 
     device: str = "cpu"
     dtype: Any = "auto"
+    download: bool = False  # a loader may fetch what a model folder points to (a ControlNet's base pipeline)
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,8 @@ class TaskHandler:
     infer: Callable[[Any, TaskCall], dict[str, Any]]
     requires: tuple[str, ...] = ()  # importable modules; (module, extra) hint when missing
     extra: str = "local"
+    #: False: the task reads no model files (OpenCV's Canny): ``load(None, options)``, whatever model is named.
+    weights: bool = True
 
     def missing_requirement(self) -> str | None:
         """The first required module that is not installed, or None."""

@@ -53,6 +53,10 @@ def local_model_task(path: str | Path) -> str | None:
     tag = _readme_tag(folder / "README.md")
     if tag:
         return tag
+    from hugginggpt.tools.executors.local_tasks.controlnet import controlnet_folder_task
+
+    if (controlnet := controlnet_folder_task(folder)) is not None:
+        return controlnet or None  # "": a ControlNet whose name says no condition we know
     try:
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -6,7 +6,6 @@ a horizon longer than the model's own is forecast by feeding forecasts back as h
 
 from __future__ import annotations
 
-import csv
 import math
 from pathlib import Path
 from typing import Any
@@ -19,10 +18,10 @@ from hugginggpt.tools.executors.local_tasks.common import (
     LoadOptions,
     TaskHandler,
     arg,
-    named_errors,
     required,
     task_name,
 )
+from hugginggpt.tools.resources.tables import read_table
 
 #: model_type -> (model class, name of its observed-values mask argument)
 FAMILIES = {
@@ -47,8 +46,7 @@ def load_forecaster(folder: Path, options: LoadOptions) -> LoadedModel:
 
 def numeric_columns(call, table: Any) -> dict[str, list[float]]:
     """Columns whose cells are all numbers (blank cells become NaN); timestamp-like columns are skipped."""
-    if not isinstance(table, dict):
-        table = _read_csv(call, table)
+    table = read_table(table, call.workspace, task_name(call))
     series: dict[str, list[float]] = {}
     for name, cells in table.items():
         cells = cells if isinstance(cells, list) else [cells]
@@ -73,18 +71,6 @@ def _number(cell: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return value if math.isfinite(value) else math.nan
-
-
-def _read_csv(call, value: Any) -> dict[str, list[str]]:
-    path = named_errors(call, call.workspace.resolve, value, "table")
-    try:
-        with open(path, newline="", encoding="utf-8") as fh:
-            rows = list(csv.DictReader(fh))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TaskError(task_name(call), f"cannot read table {Path(path).name}: {exc}") from None
-    if not rows:
-        raise TaskError(task_name(call), f"the table {Path(path).name} has no rows")
-    return {column: [row[column] for row in rows] for column in rows[0]}
 
 
 # ------------------------------------------------------------------------------------ forecasting

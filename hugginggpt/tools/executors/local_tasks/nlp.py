@@ -11,13 +11,13 @@ from hugginggpt.tools.executors.local_tasks.common import (
     arg,
     as_list,
     jsonable,
-    named_errors,
     required,
     scored_labels,
     task_name,
     top_label_text,
 )
 from hugginggpt.tools.executors.local_tasks.pipelines import pipeline_handler
+from hugginggpt.tools.resources.tables import read_table
 
 
 def _labels_result(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -47,27 +47,10 @@ def token_classification(pipe, call) -> dict[str, Any]:
 
 
 def table_question_answering(pipe, call) -> dict[str, Any]:
-    table = required(call, "table")
-    if not isinstance(table, dict):
-        table = _read_csv_table(call, table)
-    columns = {str(k): [str(v) for v in vals] for k, vals in table.items()}
+    table = read_table(required(call, "table"), call.workspace, task_name(call))
+    columns = {column: ["" if cell is None else str(cell) for cell in cells] for column, cells in table.items()}
     out = jsonable(pipe(table=columns, query=required(call, "question")))
     return {"text": str(out.get("answer", "")), "data": out}
-
-
-def _read_csv_table(call, value) -> dict[str, list[str]]:
-    """Columns of a CSV table the workspace allows (a user's file, a download, an earlier output)."""
-    import csv
-
-    path = named_errors(call, call.workspace.resolve, value, "table")
-    try:
-        with open(path, newline="", encoding="utf-8") as fh:
-            rows = list(csv.DictReader(fh))
-    except OSError as exc:
-        raise TaskError(task_name(call), f"cannot read table {path}: {exc.strerror}") from None
-    if not rows:
-        raise TaskError(task_name(call), f"the table {path} is empty")
-    return {col: [row[col] for row in rows] for col in rows[0]}
 
 
 def zero_shot_classification(pipe, call) -> dict[str, Any]:

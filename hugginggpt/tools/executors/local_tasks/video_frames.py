@@ -22,8 +22,16 @@ def sample_indices(total: int, count: int) -> list[int]:
     return np.linspace(0, total - 1, count).round().astype(int).tolist()
 
 
+#: The most frames one read may return: each is a decoded image held in memory (``num_frames: 100000``
+#: on a long GIF once grew to 11 GB). The task table's ``num_frames`` maximum is lower still.
+MAX_FRAMES = 256
+
+
 def read_frames(path: str | Path, count: int) -> list[Image.Image]:
-    """``count`` RGB frames sampled uniformly from the video at ``path``; ``ResourceError`` if unreadable."""
+    """``count`` RGB frames sampled uniformly from the video at ``path``; ``ResourceError`` if unreadable
+    or if ``count`` is above ``MAX_FRAMES``."""
+    if count > MAX_FRAMES:
+        raise ResourceError(None, f"cannot sample {count:,} frames from a video: at most {MAX_FRAMES}")
     path = Path(path)
     if not path.is_file():
         raise ResourceError(None, f"file not found: {path}")

@@ -1,0 +1,29 @@
+# CPU image of `hugginggpt serve`: the chat page, JARVIS's endpoints and the OpenAI-compatible API.
+#   docker build -t hugginggpt .
+#   docker run -p 127.0.0.1:8000:8000 -e HUGGINGGPT_API_KEY=change-me -v hugginggpt-data:/data hugginggpt
+# Models (the embedded GGUF controller, task models) download into /data on first use; mount a
+# GGUF file and pass `--llm gguf:/models/NAME.gguf` to run without the Hub. See README "Server".
+FROM python:3.11-slim
+
+# llama-cpp-python compiles llama.cpp (about 11 minutes on 2 cores); libsndfile for audio, ffmpeg for video.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends build-essential cmake libsndfile1 ffmpeg \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+ARG TORCH_SPEC="torch==2.13.0"
+ARG PIP_ARGS=""
+RUN pip install --no-cache-dir ${PIP_ARGS} "${TORCH_SPEC}"
+COPY pyproject.toml constraints.txt README.md ./
+COPY hugginggpt ./hugginggpt
+ENV CMAKE_ARGS="-DLLAVA_BUILD=OFF"
+RUN pip install --no-cache-dir ${PIP_ARGS} -c constraints.txt ".[local,llm,server]" \
+    && useradd --create-home --uid 1000 hugginggpt && mkdir /data && chown hugginggpt /data
+
+USER hugginggpt
+ENV HUGGINGGPT_HOME=/data/runs HF_HOME=/data/hf PYTHONUNBUFFERED=1
+VOLUME /data
+EXPOSE 8000
+# Inside the container it listens on all interfaces; publish the port on 127.0.0.1 or set an API key.
+ENTRYPOINT ["hugginggpt", "serve", "--host", "0.0.0.0", "--port", "8000"]
+HEALTHCHECK --interval=30s --timeout=5s --start-period=600s CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health')"

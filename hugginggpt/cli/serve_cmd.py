@@ -1,0 +1,89 @@
+"""`hugginggpt serve`: the web chat page, JARVIS's endpoints, an OpenAI-compatible API and the runs API
+in one process (see README "Server"); models load once and every request shares them."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+from pathlib import Path
+from typing import Any
+
+from hugginggpt.cli.run_cmd import add_agent_arguments, settings_from
+from hugginggpt.errors import HuggingGPTError
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser("serve", help="serve the chat page and HTTP APIs", description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--api-key", metavar="KEY",
+                        help="require 'Authorization: Bearer KEY' on every API route (default: $HUGGINGGPT_API_KEY)")
+    parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                        help="allow browser calls from this origin (repeatable; default: no CORS)")
+    parser.add_argument("--runs-dir", metavar="DIR",
+                        help="folder of the runs' folders (default: <--trace-dir or $HUGGINGGPT_HOME>/server)")
+    parser.add_argument("--max-active", type=int, default=4, metavar="N", help="runs executing at once (default 4)")
+    parser.add_argument("--max-queued", type=int, default=32, metavar="N",
+                        help="runs waiting their turn before new requests get 429 (default 32)")
+    parser.add_argument("--timeout", type=float, default=600, metavar="S", help="time limit of one run (default 600 s)")
+    parser.add_argument("--keep-runs", type=float, default=3600, metavar="S",
+                        help="keep finished runs and their files this long (default 3600 s)")
+    parser.add_argument("--max-upload-mb", type=float, default=20, metavar="MB", help="size limit of one upload (default 20)")
+    parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
+    add_agent_arguments(parser, request_options=False)
+    parser.set_defaults(func=command)
+
+
+# ServerSettings field -> the flag that sets it, for error messages
+FLAGS = {"max_active": "--max-active", "max_queued": "--max-queued", "request_timeout": "--timeout",
+         "keep_runs_s": "--keep-runs", "max_upload_bytes": "--max-upload-mb"}
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def server_settings(args: argparse.Namespace, settings: Any) -> Any:
+    from hugginggpt.server.settings import ServerSettings
+
+    if not 0 < args.port < 65536:
+        raise HuggingGPTError(f"--port must be between 1 and 65535, got {args.port}")
+    runs_dir = args.runs_dir or (Path(settings.trace_dir) / "server" if settings.trace_dir else None)
+    options: dict[str, Any] = {"runs_dir": Path(runs_dir)} if runs_dir else {}
+    try:
+        return ServerSettings(host=args.host, port=args.port, api_key=ServerSettings.key_from_env(args.api_key),
+                              default_agent=settings.agent, max_active=args.max_active, max_queued=args.max_queued,
+                              request_timeout=args.timeout, keep_runs_s=args.keep_runs,
+                              max_upload_bytes=int(args.max_upload_mb * (1 << 20)),
+                              cors_origins=tuple(args.cors_origin), **options)
+    except ValueError as exc:  # the message names the setting: say the flag instead
+        message = str(exc)
+        for setting, flag in FLAGS.items():
+            message = message.replace(setting, flag)
+        raise HuggingGPTError(message) from None
+
+
+def command(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from hugginggpt.server import create_app
+        from hugginggpt.server.agents import pool_from_settings
+    except ImportError as exc:
+        raise HuggingGPTError(f"the server needs its extra: pip install 'hugginggpt[server]' ({exc.name} is missing)") from None
+    settings = settings_from(args)
+    server = server_settings(args, settings)
+    if not _loopback(server.host) and not server.api_key:
+        print(f"hugginggpt: warning: listening on {server.host} without --api-key: anyone who can reach "
+              "this port can run requests", file=sys.stderr)
+    agents = pool_from_settings(settings)
+    agents.get(settings.agent)  # load the controller and tools now: a bad --llm stops here with one line
+    app = create_app(server, agents)
+    print(f"hugginggpt: serving on http://{server.host}:{server.port}/ (agent {settings.agent}, "
+          f"runs in {server.runs_dir})", file=sys.stderr, flush=True)
+    uvicorn.run(app, host=server.host, port=server.port, log_level=args.log_level, timeout_graceful_shutdown=10)
+    return 0

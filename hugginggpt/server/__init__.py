@@ -1,0 +1,17 @@
+"""`hugginggpt serve`: HuggingGPT over HTTP, in one process whose models all requests share.
+
+- ``app``: the FastAPI application and its wiring (``create_app``)
+- ``settings``: the server's own settings (limits, key, CORS, retention)
+- ``agents``: the agents the server offers, built once and shared
+- ``stages``: the one adapter from an agent to its stage events
+- ``runs``: the run registry and lifecycle (admission, events, cancellation, retention)
+- ``messages``: chat messages in (JARVIS and OpenAI bodies) to the agent contract's input
+- ``files``: uploads in (size and type checks) and run files out (confined to the run's folder)
+- ``auth``, ``errors``: bearer keys; 4xx/5xx JSON errors
+- ``routes_jarvis``, ``routes_openai``, ``routes_runs``, ``routes_page``: the endpoints
+"""
+
+from hugginggpt.server.app import create_app
+from hugginggpt.server.settings import ServerSettings
+
+__all__ = ["ServerSettings", "create_app"]

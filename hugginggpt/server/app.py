@@ -1,0 +1,55 @@
+"""The FastAPI application: one process, one registry of runs, the agents built once and shared."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from fastapi import Depends, FastAPI
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.staticfiles import StaticFiles
+
+from hugginggpt.server import routes_jarvis, routes_openai, routes_page, routes_runs
+from hugginggpt.server.agents import AgentPool
+from hugginggpt.server.auth import require_key
+from hugginggpt.server.errors import install_error_handlers
+from hugginggpt.server.routes_page import STATIC
+from hugginggpt.server.runs import RunRegistry
+from hugginggpt.server.settings import ServerSettings
+
+log = logging.getLogger("hugginggpt.server")
+
+
+def create_app(settings: ServerSettings, agents: AgentPool, *, warm_default: bool = True) -> FastAPI:
+    """The server for ``agents`` under ``settings``; ``warm_default`` builds the default agent (and so
+    loads the controller LLM) at startup, so the first request does not pay for it and a bad model
+    spec stops the server at once."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        settings.runs_dir.mkdir(parents=True, exist_ok=True)
+        registry = RunRegistry(settings, agents)
+        app.state.registry = registry
+        if warm_default:
+            await asyncio.to_thread(agents.get, agents.default)
+        registry.start_reaper()
+        try:
+            yield
+        finally:
+            await registry.close()
+
+    app = FastAPI(title="hugginggpt", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.settings = settings
+    install_error_handlers(app)
+    if settings.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["*"],
+                           allow_headers=["*"])
+    guarded = [Depends(require_key)]
+    app.include_router(routes_runs.router, dependencies=guarded)
+    app.include_router(routes_jarvis.router, dependencies=guarded)
+    app.include_router(routes_openai.router, dependencies=guarded)
+    app.include_router(routes_page.router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    return app

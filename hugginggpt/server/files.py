@@ -1,0 +1,93 @@
+"""Files in and out of a run's folder: uploads are size-limited and type-checked by their content;
+a run's files are served only from inside its folder (no ``..``, absolute path, or symlink out)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from hugginggpt.server.errors import ApiError
+from hugginggpt.tools.resources.sniff import sniff_suffix
+
+#: Uploads that are not media must be UTF-8 text with one of these extensions.
+TEXT_SUFFIXES = frozenset({".txt", ".csv", ".json", ".md"})
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_CHUNK = 1 << 16
+
+
+def safe_stem(filename: str | None) -> str:
+    """A file name stem made of letters, digits, ``._-`` only (never a path)."""
+    stem = Path((filename or "").replace("\\", "/")).name
+    stem = Path(stem).stem if Path(stem).suffix else stem
+    stem = _UNSAFE.sub("_", stem).strip("._-")[:60]
+    return stem or "upload"
+
+
+def upload_suffix(data: bytes, filename: str | None) -> str:
+    """The extension the content proves (media by magic bytes, else UTF-8 text by name); 415 otherwise."""
+    sniffed = sniff_suffix(data[:64])
+    if sniffed:
+        return sniffed
+    suffix = Path(filename or "").suffix.lower()
+    if suffix in TEXT_SUFFIXES:
+        try:
+            data.decode("utf-8")
+            return suffix
+        except UnicodeDecodeError:
+            pass
+    raise ApiError(415, f"upload {filename or '(unnamed)'!r}: unsupported type; send an image, audio or video "
+                        f"file, or UTF-8 text ({', '.join(sorted(TEXT_SUFFIXES))})", code="unsupported_media_type")
+
+
+def store_upload(data: bytes, filename: str | None, folder: Path) -> Path:
+    """Write an upload's bytes under a safe unique name in ``folder``; returns the absolute path."""
+    if not data:
+        raise ApiError(400, f"upload {filename or '(unnamed)'!r} is empty", code="empty_upload")
+    suffix = upload_suffix(data, filename)
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = safe_stem(filename)
+    path = folder / f"{stem}{suffix}"
+    n = 1
+    while path.exists():
+        path = folder / f"{stem}-{n}{suffix}"
+        n += 1
+    path.write_bytes(data)
+    return path.resolve()
+
+
+async def read_upload(upload: Any, max_bytes: int) -> bytes:
+    """An uploaded file's bytes, read in chunks; 413 as soon as it passes ``max_bytes``."""
+    chunks, size = [], 0
+    while chunk := await upload.read(_CHUNK):
+        size += len(chunk)
+        if size > max_bytes:
+            raise ApiError(413, f"upload {upload.filename!r} is larger than the limit of {max_bytes} bytes",
+                           code="upload_too_large")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def confined_file(folder: Path, name: str) -> Path:
+    """The regular file ``name`` (relative) inside ``folder``, after resolving ``..`` and symlinks; 404 otherwise.
+
+    Every refusal says only "no such file", so probing reveals nothing about what exists outside.
+    """
+    missing = ApiError(404, f"no file {name!r} in this run", code="file_not_found")
+    if not name or "\x00" in name or name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name):
+        raise missing
+    if any(part in ("..", "") for part in name.replace("\\", "/").split("/")):
+        raise missing
+    root = folder.resolve()
+    current = root  # no symlink anywhere on the way, even one that points back inside
+    for part in Path(name.replace("\\", "/")).parts:
+        current = current / part
+        if current.is_symlink():
+            raise missing
+    try:
+        path = current.resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise missing from None
+    if not path.is_relative_to(root) or not path.is_file():
+        raise missing
+    return path

@@ -1,0 +1,182 @@
+"""The runs API for UIs: start a run (JSON or multipart with files), follow its stage events (SSE,
+replayed from the start), read its result and files, cancel it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, StreamingResponse
+
+from hugginggpt.cli.run_cmd import agent_input
+from hugginggpt.server.errors import ApiError
+from hugginggpt.server.files import confined_file, read_upload, store_upload
+from hugginggpt.server.messages import ChatRequest
+from hugginggpt.server.runs import FINISHED, Run, RunRegistry
+from hugginggpt.server.sse import HEARTBEAT_S, KEEP_ALIVE, SSE_HEADERS, read_json, sse
+
+router = APIRouter()
+
+
+def registry(request: Request) -> RunRegistry:
+    return request.app.state.registry
+
+
+def check_history(value: Any) -> list[dict[str, str]]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(
+            isinstance(m, dict) and m.get("role") in ("user", "assistant") and isinstance(m.get("content"), str)
+            for m in value):
+        raise ApiError(400, "'chat_history' must be a list of {\"role\": \"user\"|\"assistant\", \"content\": str}")
+    return [{"role": m["role"], "content": m["content"]} for m in value]
+
+
+def check_text(value: Any, max_chars: int) -> str:
+    if not isinstance(value, str):
+        raise ApiError(400, "missing 'input': send {\"input\": \"what to do\"}")
+    if not value.strip():
+        raise ApiError(400, "'input' is empty")
+    if len(value) > max_chars:
+        raise ApiError(413, f"'input' is longer than the limit of {max_chars} characters", code="message_too_long")
+    return value
+
+
+async def start_from_form(request: Request, runs: RunRegistry) -> Run:
+    settings = runs.settings
+    declared = request.headers.get("content-length")
+    limit = settings.max_upload_bytes * settings.max_files + 4 * settings.max_message_chars + 65536
+    if declared and declared.isdigit() and int(declared) > limit:
+        raise ApiError(413, f"the upload is larger than the limit of {settings.max_upload_bytes} bytes per file "
+                            f"and {settings.max_files} files", code="upload_too_large")
+    try:
+        form = await request.form(max_files=settings.max_files, max_fields=16,
+                                  max_part_size=4 * settings.max_message_chars)
+    except ApiError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - multipart parser errors: the client sent a bad form
+        raise ApiError(400, f"bad multipart form: {getattr(exc, 'detail', None) or exc}", code="bad_upload") from None
+    try:
+        text = check_text(form.get("input"), settings.max_message_chars)
+        history_raw = form.get("chat_history")
+        try:
+            history = check_history(json.loads(history_raw) if isinstance(history_raw, str) and history_raw else None)
+        except json.JSONDecodeError:
+            raise ApiError(400, "'chat_history' must be a JSON list") from None
+        agent = form.get("agent")
+        uploads = [f for key, f in form.multi_items() if key in ("files", "file") and not isinstance(f, str)]
+        run = runs.create(agent if isinstance(agent, str) else None)
+        try:
+            paths = [str(store_upload(await read_upload(f, settings.max_upload_bytes), f.filename,
+                                      run.folder / "uploads")) for f in uploads]
+        except BaseException:
+            runs.discard(run)
+            raise
+    finally:
+        await form.close()
+    return runs.start(run, agent_input(text, history, paths))
+
+
+async def start_chat(runs: RunRegistry, chat: ChatRequest, agent: str | None, *, plan_only: bool = False) -> Run:
+    """A run for a chat request (JARVIS and OpenAI bodies): files sent inside the messages are stored
+    in the run's folder and given to the agent."""
+    run = runs.create(agent, plan_only=plan_only)
+    try:
+        paths = []
+        for data, name in chat.attachments:
+            if len(data) > runs.settings.max_upload_bytes:
+                raise ApiError(413, f"attached file {name!r} is larger than the limit of "
+                                    f"{runs.settings.max_upload_bytes} bytes", code="upload_too_large")
+            paths.append(str(store_upload(data, name, run.folder / "uploads")))
+    except BaseException:
+        runs.discard(run)
+        raise
+    return runs.start(run, agent_input(chat.input, chat.chat_history, paths))
+
+
+@router.post("/runs", status_code=201)
+async def create_run(request: Request) -> dict[str, Any]:
+    """JSON ``{"input", "chat_history"?, "agent"?}`` or multipart (fields ``input``, ``chat_history`` as
+    JSON, ``agent``, files under ``files``) -> ``{"id", "events", "status"}``."""
+    runs = registry(request)
+    if request.headers.get("content-type", "").startswith("multipart/form-data"):
+        run = await start_from_form(request, runs)
+    else:
+        body = await read_json(request, 4 * runs.settings.max_message_chars + 65536)
+        if not isinstance(body, dict):
+            raise ApiError(400, "the body must be a JSON object {\"input\": ...}")
+        text = check_text(body.get("input"), runs.settings.max_message_chars)
+        history = check_history(body.get("chat_history"))
+        agent = body.get("agent")
+        if agent is not None and not isinstance(agent, str):
+            raise ApiError(400, "'agent' must be a string")
+        run = runs.start(runs.create(agent), agent_input(text, history, []))
+    return {"id": run.id, "status": run.status, "events": f"{run.base_url}/events"}
+
+
+@router.get("/runs/{run_id}")
+async def get_run(run_id: str, request: Request) -> dict[str, Any]:
+    return registry(request).get(run_id).summary()
+
+
+@router.get("/runs/{run_id}/events")
+async def run_events(run_id: str, request: Request) -> StreamingResponse:
+    """SSE of the run's events from the start (or after ``Last-Event-ID``), ending with ``end``."""
+    run = registry(request).get(run_id)
+    last = request.headers.get("last-event-id", "")
+    start = int(last) + 1 if last.isdigit() else 0
+
+    async def stream():
+        index = start
+        async for event in run.follow(start, HEARTBEAT_S):
+            if event is None:
+                yield KEEP_ALIVE
+                continue
+            yield sse(event, event=event.get("event"), id=index)
+            index += 1
+
+    return StreamingResponse(stream(), media_type="text/event-stream", headers=SSE_HEADERS)
+
+
+@router.get("/runs/{run_id}/files/{name:path}")
+async def run_file(run_id: str, name: str, request: Request, download: bool = False) -> FileResponse:
+    run = registry(request).get(run_id)
+    path = confined_file(run.folder, name)
+    return FileResponse(path, filename=path.name if download else None,
+                        content_disposition_type="attachment" if download else "inline")
+
+
+@router.delete("/runs/{run_id}")
+async def cancel_run(run_id: str, request: Request) -> dict[str, Any]:
+    runs = registry(request)
+    run = runs.get(run_id)
+    if not runs.cancel(run):
+        raise ApiError(409, f"run {run_id!r} has already finished ({run.status}); nothing to cancel",
+                       code="run_finished")
+    await runs.wait(run)
+    return {"id": run.id, "status": run.status}
+
+
+def outcome_or_error(run: Run) -> None:
+    """Raise the HTTP error for a run that did not finish well (used by the blocking endpoints)."""
+    if run.status == "done":
+        return
+    if run.status == "cancelled":
+        raise ApiError(409, f"run {run.id} was cancelled", code="cancelled")
+    status = 504 if run.error and run.error.startswith("timed out") else 500
+    raise ApiError(status, f"run {run.id} failed: {run.error}", code="run_failed")
+
+
+async def wait_or_cancel(request: Request, run: Run, poll_s: float = 0.5) -> Run:
+    """Wait for a run to end; if the client goes away first, cancel the run."""
+    runs = registry(request)
+    while run.status not in FINISHED:
+        try:
+            await asyncio.wait_for(asyncio.shield(run.ended.wait()), poll_s)
+        except TimeoutError:
+            if await request.is_disconnected():
+                runs.cancel(run)
+                await runs.wait(run)
+    return run

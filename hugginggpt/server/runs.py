@@ -1,0 +1,244 @@
+"""The server's one run lifecycle: admission, a FIFO queue for the shared models, events kept for
+replay, timeouts, cancellation, and removal after the retention time.
+
+A run's events are the agent's stage events (with ``files`` links added where they name files of the
+run), then one ``{"event": "end", "status": "done"|"failed"|"cancelled", "error": ...}``. Everything
+a run reads or writes lives in its folder ``<runs_dir>/<run id>/`` (uploads in ``uploads/``, the
+agent's workspace beside them), which goes away with the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import secrets
+import shutil
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from hugginggpt.server.agents import AgentPool
+from hugginggpt.server.errors import ApiError
+from hugginggpt.server.settings import ServerSettings
+from hugginggpt.server.stages import run_files, stage_events
+
+log = logging.getLogger("hugginggpt.server")
+
+_RUN_FOLDER = re.compile(r"[0-9a-f]{32}")
+QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
+FINISHED = (DONE, FAILED, CANCELLED)
+
+
+def new_run_id() -> str:
+    """An unguessable run id (128 random bits, URL- and file-name-safe)."""
+    return secrets.token_hex(16)
+
+
+class Run:
+    """One request's run: its status, its events so far (for late subscribers), its result."""
+
+    def __init__(self, run_id: str, agent: str, folder: Path, input: dict[str, Any], plan_only: bool = False):
+        self.id = run_id
+        self.plan_only = plan_only
+        self.agent = agent
+        self.folder = folder
+        self.input = input
+        self.status = QUEUED
+        self.created = time.time()
+        self.finished_at: float | None = None
+        self.events: list[dict[str, Any]] = []
+        self.output: dict[str, Any] | None = None
+        self.error: str | None = None
+        self.task: asyncio.Task | None = None
+        self._changed = asyncio.Event()
+        self.ended = asyncio.Event()
+
+    @property
+    def base_url(self) -> str:
+        return f"/runs/{self.id}"
+
+    def add(self, event: dict[str, Any]) -> None:
+        self.events.append(event)
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    def end(self, status: str, error: str | None = None) -> None:
+        self.status, self.error, self.finished_at = status, error, time.time()
+        self.add({"event": "end", "status": status, "error": error})
+        self.ended.set()
+
+    async def follow(self, start: int = 0, heartbeat_s: float | None = None) -> AsyncIterator[dict[str, Any] | None]:
+        """Every event from ``start`` on, waiting for new ones until the run has ended; with
+        ``heartbeat_s``, None after each such quiet period (streams send a keep-alive then)."""
+        index = start
+        while True:
+            while index < len(self.events):
+                yield self.events[index]
+                index += 1
+            if self.ended.is_set():
+                return
+            try:
+                await asyncio.wait_for(self._changed.wait(), heartbeat_s)
+            except TimeoutError:
+                yield None
+
+    def summary(self) -> dict[str, Any]:
+        """GET /runs/{id}: status, and once done the output (answer, plan, selections, results, files)."""
+        output = self.output or {}
+        return {"id": self.id, "agent": self.agent, "status": self.status, "error": self.error,
+                "created": self.created, "finished": self.finished_at,
+                "input": self.input.get("input"), "output": output.get("output"), "plan": output.get("plan"),
+                "selections": output.get("selections"), "results": output.get("results"),
+                "files": run_files(output, self.folder, self.base_url),
+                "trace": _trace_name(output, self.folder), "events": len(self.events)}
+
+
+def _trace_name(output: dict[str, Any], folder: Path) -> str | None:
+    trace = output.get("trace")
+    if not trace:
+        return None
+    with contextlib.suppress(ValueError):
+        return str(Path(trace).resolve().relative_to(folder))
+    return None
+
+
+class RunRegistry:
+    """All runs of this process. ``max_active`` run at once, later ones wait in arrival order
+    (``asyncio.Semaphore`` wakes waiters first-in first-out), so a long queue is served fairly; past
+    ``max_active + max_queued`` unfinished runs, new requests get 429 with Retry-After."""
+
+    def __init__(self, settings: ServerSettings, agents: AgentPool):
+        self.settings = settings
+        self.agents = agents
+        self.runs: dict[str, Run] = {}
+        self._slots = asyncio.Semaphore(settings.max_active)
+        self._reaper: asyncio.Task | None = None
+
+    # ------------------------------------------------------------ admission
+
+    def unfinished(self) -> int:
+        return sum(1 for run in self.runs.values() if run.status not in FINISHED)
+
+    def create(self, agent: str | None, *, plan_only: bool = False) -> Run:
+        """A new queued run with its folder, or 429 when the queue is full (nothing is created then)."""
+        name = self.agents.resolve(agent)
+        limit = self.settings.max_active + self.settings.max_queued
+        if self.unfinished() >= limit:
+            raise ApiError(429, f"the server is busy ({limit} requests running or queued); retry later",
+                           code="rate_limited", headers={"Retry-After": str(self.settings.retry_after_s)})
+        run_id = new_run_id()
+        folder = self.settings.runs_dir / run_id
+        folder.mkdir(parents=True)
+        run = Run(run_id, name, folder.resolve(), {}, plan_only)
+        self.runs[run_id] = run
+        return run
+
+    def start(self, run: Run, input: dict[str, Any]) -> Run:
+        """Start ``run`` on the agent contract's ``input`` (its files already in the run's folder)."""
+        run.input = input
+        run.task = asyncio.create_task(self._execute(run), name=f"run-{run.id}")
+        return run
+
+    def discard(self, run: Run) -> None:
+        """Forget a run that never started (e.g. its upload was refused) and remove its folder."""
+        self.runs.pop(run.id, None)
+        shutil.rmtree(run.folder, ignore_errors=True)
+
+    def get(self, run_id: str) -> Run:
+        run = self.runs.get(run_id)
+        if run is None:
+            raise ApiError(404, f"no run {run_id!r} (unknown, or removed after the retention time)",
+                           code="run_not_found")
+        return run
+
+    # ------------------------------------------------------------ the run
+
+    async def _execute(self, run: Run) -> None:
+        status, error = DONE, None
+        try:
+            async with self._slots:
+                run.status = RUNNING
+                agent = await asyncio.to_thread(self.agents.for_run, run.agent, run.folder, plan_only=run.plan_only)
+                async with asyncio.timeout(self.settings.request_timeout):
+                    await self._consume(run, agent)
+                if run.output is None:
+                    status, error = FAILED, "the agent stopped without a final output"
+        except asyncio.CancelledError:
+            status, error = CANCELLED, "cancelled"
+        except TimeoutError:
+            status, error = FAILED, f"timed out after {self.settings.request_timeout:g} s"
+        except ApiError as exc:
+            status, error = FAILED, exc.message
+        except Exception as exc:  # noqa: BLE001 - the run fails, the server goes on
+            log.warning("run %s failed: %s: %s", run.id, type(exc).__name__, exc)
+            status, error = FAILED, f"{type(exc).__name__}: {exc}"
+        finally:
+            run.end(status, error)
+
+    async def _consume(self, run: Run, agent: Any) -> None:
+        stream = stage_events(agent, run.input, {"run_name": f"hugginggpt-serve-{run.id[:8]}"})
+        try:
+            async for event in stream:
+                if event.get("event") == "final":
+                    run.output = event.get("output")
+                files = run_files({k: v for k, v in event.items() if k != "t"}, run.folder, run.base_url)
+                run.add({**event, "files": files} if files else dict(event))
+        finally:
+            closer = getattr(stream, "aclose", None)
+            if closer is not None:  # cancels the agent's run when it has not finished
+                with contextlib.suppress(BaseException):
+                    await closer()
+
+    def cancel(self, run: Run) -> bool:
+        """Cancel a queued or running run; False when it had already finished."""
+        if run.status in FINISHED or run.task is None:
+            return False
+        run.task.cancel()
+        return True
+
+    async def wait(self, run: Run) -> Run:
+        await run.ended.wait()
+        return run
+
+    # ------------------------------------------------------------ retention
+
+    def start_reaper(self) -> None:
+        """Remove run folders an earlier process left past the retention time, then keep reaping."""
+        now = time.time()
+        for folder in self.settings.runs_dir.iterdir():
+            if _RUN_FOLDER.fullmatch(folder.name) and now - folder.stat().st_mtime >= self.settings.keep_runs_s:
+                shutil.rmtree(folder, ignore_errors=True)
+        self._reaper = asyncio.create_task(self._reap_forever(), name="run-reaper")
+
+    async def _reap_forever(self) -> None:
+        interval = min(30.0, max(0.5, self.settings.keep_runs_s / 4))
+        while True:
+            await asyncio.sleep(interval)
+            self.reap()
+
+    def reap(self, now: float | None = None) -> list[str]:
+        """Remove finished runs older than the retention time, and the oldest past ``max_kept_runs``."""
+        now = time.time() if now is None else now
+        finished = sorted((r for r in self.runs.values() if r.status in FINISHED and r.finished_at),
+                          key=lambda r: r.finished_at)
+        expired = [r for r in finished if now - r.finished_at >= self.settings.keep_runs_s]
+        surplus = len(finished) - len(expired) - self.settings.max_kept_runs
+        if surplus > 0:
+            expired += [r for r in finished if r not in expired][:surplus]
+        for run in expired:
+            self.runs.pop(run.id, None)
+            shutil.rmtree(run.folder, ignore_errors=True)
+        return [r.id for r in expired]
+
+    async def close(self) -> None:
+        """Server shutdown: stop the reaper, cancel unfinished runs and wait for their traces."""
+        if self._reaper is not None:
+            self._reaper.cancel()
+        tasks = [r.task for r in self.runs.values() if r.task is not None and not r.task.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=10)

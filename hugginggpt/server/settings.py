@@ -1,0 +1,55 @@
+"""The server's own settings: where it listens, who may call it, how much it takes on, how long it keeps runs."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hugginggpt.tools.resources import MiB
+
+API_KEY_ENV = "HUGGINGGPT_API_KEY"
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """Limits and policies of one server process.
+
+    ``max_active`` runs execute at once; up to ``max_queued`` more wait their turn in arrival order;
+    past that a request gets 429 with ``Retry-After``. ``request_timeout`` bounds one run (seconds).
+    Finished runs and their folders are kept ``keep_runs_s`` seconds (and at most ``max_kept_runs``
+    finished runs), then removed. ``cors_origins`` empty means no CORS headers at all.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    api_key: str | None = None
+    runs_dir: Path = field(default_factory=lambda: Path(os.environ.get("HUGGINGGPT_HOME", "hugginggpt-runs")) / "server")
+    default_agent: str = "global"
+    max_active: int = 4
+    max_queued: int = 32
+    request_timeout: float = 600.0
+    keep_runs_s: float = 3600.0
+    max_kept_runs: int = 1000
+    max_upload_bytes: int = 20 * MiB
+    max_files: int = 8
+    max_message_chars: int = 100_000
+    cors_origins: tuple[str, ...] = ()
+    retry_after_s: int = 5
+
+    def __post_init__(self) -> None:
+        for name in ("max_active", "max_kept_runs", "max_upload_bytes", "max_files", "max_message_chars"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("max_queued",):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
+        for name in ("request_timeout", "keep_runs_s"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        object.__setattr__(self, "runs_dir", Path(self.runs_dir).expanduser().resolve())
+
+    @staticmethod
+    def key_from_env(given: str | None) -> str | None:
+        """The API key: the flag's, else ``HUGGINGGPT_API_KEY``'s, else none (no auth)."""
+        return given or os.environ.get(API_KEY_ENV) or None

@@ -1,0 +1,43 @@
+"""Server-sent events: the wire format, and reading a JSON body with a size limit and a clear error."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import Request
+
+from hugginggpt.server.errors import ApiError
+
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+#: A comment line every this many quiet seconds, so proxies do not close a stream while a model plans.
+HEARTBEAT_S = 15.0
+KEEP_ALIVE = ": keep-alive\n\n"
+
+
+def sse(data: Any, *, event: str | None = None, id: int | None = None) -> str:
+    """One SSE message; ``data`` is JSON-encoded unless it is a string already."""
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
+    head = (f"id: {id}\n" if id is not None else "") + (f"event: {event}\n" if event else "")
+    return head + "".join(f"data: {line}\n" for line in text.split("\n")) + "\n"
+
+
+async def read_json(request: Request, max_bytes: int) -> Any:
+    """The request's JSON body; 413 past ``max_bytes``, 400 when it is not JSON (saying where)."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > max_bytes:
+        raise ApiError(413, f"the body is larger than the limit of {max_bytes} bytes", code="body_too_large")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > max_bytes:
+            raise ApiError(413, f"the body is larger than the limit of {max_bytes} bytes", code="body_too_large")
+    if not body.strip():
+        raise ApiError(400, "empty body: send a JSON object", code="invalid_json")
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise ApiError(400, f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+                       code="invalid_json") from None
+    except UnicodeDecodeError:
+        raise ApiError(400, "malformed JSON: the body is not UTF-8", code="invalid_json") from None

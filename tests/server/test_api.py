@@ -1,0 +1,325 @@
+"""The server's HTTP APIs against a real uvicorn server: runs, JARVIS's endpoints, OpenAI's API,
+bad input, auth, file confinement, cancellation, limits and retention."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.server.conftest import png
+
+
+def sse_events(response: httpx.Response) -> list[dict]:
+    events = []
+    for line in response.iter_lines():
+        if line.startswith("data: "):
+            events.append(json.loads(line[6:]))
+    return events
+
+
+def follow(client: httpx.Client, run_id: str) -> list[dict]:
+    with client.stream("GET", f"/runs/{run_id}/events") as response:
+        assert response.status_code == 200
+        assert response.headers["content-type"].startswith("text/event-stream")
+        return sse_events(response)
+
+
+def upload_run(client: httpx.Client, text: str, image: Path, **fields) -> str:
+    with image.open("rb") as handle:
+        response = client.post("/runs", data={"input": text, **fields}, files={"files": (image.name, handle, "image/png")})
+    assert response.status_code == 201, response.text
+    return response.json()["id"]
+
+
+def test_multipart_run_streams_plan_tasks_answer_and_serves_its_files(make_server, tmp_path, recorder):
+    server = make_server()
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        run_id = upload_run(client, "Describe the picture and read it aloud", png(tmp_path / "in" / "cat.png"))
+        events = follow(client, run_id)
+        names = [e["event"] for e in events]
+        assert names == ["plan", "selection", "task_start", "task_end", "task_start", "task_end", "response",
+                         "final", "end"]
+        assert events[-1] == {"event": "end", "status": "done", "error": None}
+        assert events[0]["plan"][0]["args"]["image"].endswith("/uploads/cat.png")
+        assert "a photo of a cat" in events[6]["output"]
+        audio = [f for f in events[5]["files"] if f["kind"] == "audio"]
+        assert len(audio) == 1 and audio[0]["url"].startswith(f"/runs/{run_id}/files/")
+
+        run = client.get(f"/runs/{run_id}").json()
+        assert run["status"] == "done" and "a photo of a cat" in run["output"]
+        assert [s["task"] for s in run["plan"]] == ["image-to-text", "text-to-speech"]
+        assert run["results"]["0"]["result"] == {"text": "a photo of a cat"}
+        assert run["trace"].endswith("trace.json")
+        wav = client.get(audio[0]["url"])
+        assert wav.status_code == 200 and wav.content[:4] == b"RIFF"
+        trace = client.get(f"/runs/{run_id}/files/{run['trace']}", params={"download": 1})
+        assert "attachment" in trace.headers["content-disposition"] and json.loads(trace.content)["plan"]
+        upload = client.get(f"/runs/{run_id}/files/uploads/cat.png")
+        assert upload.status_code == 200 and upload.content[:4] == b"\x89PNG"
+        # the tools ran in this run's own workspace, inside the run's folder
+        assert Path(recorder.calls[0]["workspace"].root).is_relative_to(server.settings.runs_dir / run_id)
+
+        # a late subscriber gets the same events from the start
+        assert [e["event"] for e in follow(client, run_id)] == names
+
+
+def test_json_run_with_chat_history(make_server):
+    server = make_server()
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        created = client.post("/runs", json={"input": "Say hello", "chat_history": [
+            {"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]})
+        assert created.status_code == 201
+        events = follow(client, created.json()["id"])
+        assert events[0] == {**events[0], "event": "plan", "plan": []}
+        assert events[-1]["status"] == "done"
+        trace = client.get(f"/runs/{created.json()['id']}").json()
+        assert trace["output"].startswith("Answer:")
+
+
+def test_jarvis_endpoints_answer_in_jarvis_shapes(make_server, tmp_path):
+    server = make_server()
+    image = png(tmp_path / "dog.png")
+    messages = [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"},
+                {"role": "user", "content": f"Describe {image}"}]
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        tasks = client.post("/tasks", json={"messages": messages})
+        assert tasks.status_code == 200, tasks.text
+        assert [t["task"] for t in tasks.json()] == ["image-to-text", "text-to-speech"]
+        assert tasks.json()[1]["args"] == {"text": "<resource>-0"}
+
+        results = client.post("/results", json={"messages": messages}).json()
+        assert set(results) == {"0", "1"}
+        assert results["0"]["task"]["task"] == "image-to-text"
+        assert results["0"]["choose model result"]["model"] == "org/cap"
+        assert results["0"]["inference result"] == {"text": "a photo of a dog"}
+        assert results["1"]["status"] == "ok" and results["1"]["inference result"]["audio"].endswith(".wav")
+
+        answer = client.post("/hugginggpt", json={"messages": messages[:1]})
+        assert answer.status_code == 200 and answer.json() == {"message": "Answer: nothing to do"}
+
+
+def test_openai_client_gets_answers_streamed_and_not(make_server, tmp_path):
+    openai = pytest.importorskip("openai")
+    server = make_server()
+    client = openai.OpenAI(base_url=server.url + "/v1", api_key="unused", max_retries=0)
+    assert {m.id for m in client.models.list()} == {"global", "hugginggpt"}
+
+    import base64
+    data_url = "data:image/png;base64," + base64.b64encode(png(tmp_path / "owl.png").read_bytes()).decode()
+    content = [{"type": "text", "text": "Describe this image"}, {"type": "image_url", "image_url": {"url": data_url}}]
+    completion = client.chat.completions.create(model="hugginggpt", messages=[{"role": "user", "content": content}])
+    assert completion.object == "chat.completion"
+    assert "a photo of a attachment" in completion.choices[0].message.content
+    assert completion.usage.total_tokens == 20  # two LLM calls of 7 + 3 tokens
+    assert completion.model_extra["hugginggpt"]["plan"][0]["task"] == "image-to-text"
+
+    stream = client.chat.completions.create(model="global", stream=True,
+                                            messages=[{"role": "user", "content": "Say something"}])
+    chunks = list(stream)
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == "Answer: nothing to do"
+    stages = [c.model_extra["hugginggpt_event"]["event"] for c in chunks if c.model_extra.get("hugginggpt_event")]
+    assert stages[:2] == ["plan", "selection"] and stages[-1] == "response"
+    assert chunks[-1].choices[0].finish_reason == "stop"
+
+
+def test_streamed_completion_ends_with_done(make_server):
+    server = make_server()
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        with client.stream("POST", "/v1/chat/completions", json={
+                "stream": True, "messages": [{"role": "user", "content": "hi"}]}) as response:
+            lines = [line for line in response.iter_lines() if line.startswith("data: ")]
+    assert lines[-1] == "data: [DONE]"
+    assert all(json.loads(line[6:])["object"] == "chat.completion.chunk" for line in lines[:-1])
+
+
+BAD_INPUT = [
+    ("/hugginggpt", b"{not json", "malformed JSON"),
+    ("/hugginggpt", b"{}", "missing 'messages'"),
+    ("/tasks", json.dumps({"messages": []}).encode(), "non-empty list"),
+    ("/results", json.dumps({"messages": [{"role": "user", "content": "  "}]}).encode(), "empty"),
+    ("/hugginggpt", json.dumps({"messages": [{"role": "wizard", "content": "x"}]}).encode(), "role"),
+    ("/hugginggpt", json.dumps({"messages": [{"role": "user", "content": "x" * (1 << 20)}]}).encode(), "limit"),
+    ("/v1/chat/completions", json.dumps({"model": "gpt-9", "messages": [{"role": "user", "content": "x"}]}).encode(),
+     "unknown agent 'gpt-9'"),
+    ("/v1/chat/completions", json.dumps({"messages": [{"role": "user", "content": [{"type": "image_url",
+     "image_url": {"url": "data:image/png;base64,AAAA"}}, {"type": "text", "text": "x"}]}]}).encode(), "unsupported type"),
+    ("/runs", json.dumps({"input": ""}).encode(), "'input' is empty"),
+    ("/runs", json.dumps({"input": "x", "agent": "nope"}).encode(), "unknown agent"),
+    ("/runs", json.dumps([1, 2]).encode(), "JSON object"),
+]
+
+
+def test_bad_input_gets_a_4xx_json_error_and_the_server_keeps_serving(make_server):
+    server = make_server()
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        for path, body, expected in BAD_INPUT:
+            response = client.post(path, content=body, headers={"content-type": "application/json"})
+            assert 400 <= response.status_code < 500, (path, expected, response.status_code, response.text)
+            assert expected in response.json()["error"]["message"], (path, response.json())
+        assert client.get("/runs/0123456789abcdef0123456789abcdef").status_code == 404
+        assert client.delete("/runs/nope").json()["error"]["code"] == "run_not_found"
+        bad_upload = client.post("/runs", data={"input": "x"}, files={"files": ("x.png", b"MZ\x90\x00exe", "image/png")})
+        assert bad_upload.status_code == 415 and "unsupported type" in bad_upload.json()["error"]["message"]
+        no_input = client.post("/runs", files={"files": ("a.txt", b"hello", "text/plain")})
+        assert no_input.status_code == 400 and "input" in no_input.json()["error"]["message"]
+        assert client.get("/health").json()["status"] == "ok"
+        assert client.post("/hugginggpt", json={"messages": [{"role": "user", "content": "ok"}]}).status_code == 200
+
+
+def test_upload_size_limit(make_server, tmp_path):
+    server = make_server(max_upload_bytes=1000)
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        big = b"\x89PNG\r\n\x1a\n" + os.urandom(5000)
+        response = client.post("/runs", data={"input": "x"}, files={"files": ("big.png", big, "image/png")})
+        assert response.status_code == 413 and "limit of 1000 bytes" in response.json()["error"]["message"]
+        assert list(server.settings.runs_dir.iterdir()) == []  # nothing of the refused run is left
+
+
+def test_no_file_outside_the_run_folder_is_served(make_server, tmp_path):
+    server = make_server()
+    secret = tmp_path / "secret.txt"
+    secret.write_text("top secret")
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        run_id = client.post("/runs", json={"input": "hi"}).json()["id"]
+        follow(client, run_id)
+        other_id = client.post("/runs", json={"input": "hi"}).json()["id"]
+        follow(client, other_id)
+        folder = server.settings.runs_dir / run_id
+        (folder / "escape").symlink_to(secret)
+        (folder / "inside").symlink_to(folder / "uploads" if (folder / "uploads").exists() else folder)
+        other_trace = client.get(f"/runs/{other_id}").json()["trace"]
+        attempts = ["../../secret.txt", "..%2F..%2Fsecret.txt", "%2E%2E/%2E%2E/secret.txt", str(secret),
+                    "%2F" + str(secret).lstrip("/").replace("/", "%2F"), "escape", "inside/" + "x",
+                    f"..%2F{other_id}%2F{other_trace}", "uploads/..%2F..%2F..%2Fsecret.txt", "%00", "C:%5Cwin.ini"]
+        for name in attempts:
+            response = client.get(f"/runs/{run_id}/files/{name}")
+            assert response.status_code == 404, (name, response.status_code)
+            assert "top secret" not in response.text
+        raw = httpx.get(f"{server.url}/runs/{run_id}/files/../../../{secret}")  # httpx normalises; send raw too
+        assert "top secret" not in raw.text
+        assert client.get(f"/runs/{other_id}/files/{other_trace}").status_code == 200
+
+
+def test_api_key_guards_everything_but_health_and_the_page(make_server, monkeypatch):
+    server = make_server(api_key="s3cret")
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        assert client.get("/health").status_code == 200
+        assert client.get("/").status_code == 200 and "<html" in client.get("/").text
+        assert client.get("/static/app.js").status_code == 200
+        for method, path in [("POST", "/runs"), ("GET", "/runs/x"), ("GET", "/runs/x/events"), ("DELETE", "/runs/x"),
+                             ("GET", "/runs/x/files/a"), ("POST", "/tasks"), ("POST", "/results"),
+                             ("POST", "/hugginggpt"), ("POST", "/v1/chat/completions"), ("GET", "/v1/models")]:
+            response = client.request(method, path, json={"input": "x"})
+            assert response.status_code == 401, (method, path)
+            assert response.headers["www-authenticate"] == "Bearer"
+            wrong = client.request(method, path, json={"input": "x"}, headers={"Authorization": "Bearer nope"})
+            assert wrong.status_code == 401
+        ok = client.post("/runs", json={"input": "hi"}, headers={"Authorization": "Bearer s3cret"})
+        assert ok.status_code == 201 and len(ok.json()["id"]) == 32  # 128 random bits, hex
+
+
+def test_cors_is_off_by_default_and_configurable(make_server):
+    plain = make_server()
+    with httpx.Client(base_url=plain.url) as client:
+        response = client.options("/v1/models", headers={"Origin": "https://evil.example",
+                                                         "Access-Control-Request-Method": "GET"})
+        assert "access-control-allow-origin" not in response.headers
+    allowed = make_server(cors_origins=("https://ui.example",))
+    with httpx.Client(base_url=allowed.url) as client:
+        response = client.get("/health", headers={"Origin": "https://ui.example"})
+        assert response.headers["access-control-allow-origin"] == "https://ui.example"
+        response = client.get("/health", headers={"Origin": "https://evil.example"})
+        assert "access-control-allow-origin" not in response.headers
+
+
+def test_delete_cancels_a_running_run_and_a_finished_one_is_refused(make_server):
+    server = make_server()
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        run_id = client.post("/runs", json={"input": "slow 30"}).json()["id"]
+        deadline = time.monotonic() + 10
+        while client.get(f"/runs/{run_id}").json()["status"] != "running" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        started = time.monotonic()
+        assert client.delete(f"/runs/{run_id}").json() == {"id": run_id, "status": "cancelled"}
+        assert time.monotonic() - started < 5
+        assert follow(client, run_id)[-1] == {"event": "end", "status": "cancelled", "error": "cancelled"}
+        again = client.delete(f"/runs/{run_id}")
+        assert again.status_code == 409 and "already finished" in again.json()["error"]["message"]
+
+
+def test_dropping_a_streamed_completion_cancels_its_run(make_server):
+    server = make_server()
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        with client.stream("POST", "/v1/chat/completions",
+                           json={"stream": True, "messages": [{"role": "user", "content": "slow 30"}]}) as response:
+            for line in response.iter_lines():
+                if "task_start" in line:
+                    run_id = json.loads(line[6:])["id"].removeprefix("chatcmpl-")
+                    break
+        deadline = time.monotonic() + 10
+        while client.get(f"/runs/{run_id}").json()["status"] != "cancelled" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert client.get(f"/runs/{run_id}").json()["status"] == "cancelled"
+
+
+def test_queue_full_gets_429_with_retry_after_and_timeouts_fail_the_run(make_server):
+    server = make_server(max_active=1, max_queued=1, request_timeout=1.5)
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        first = client.post("/runs", json={"input": "slow 10"}).json()["id"]
+        second = client.post("/runs", json={"input": "hi"}).json()["id"]
+        full = client.post("/runs", json={"input": "hi"})
+        assert full.status_code == 429 and full.headers["retry-after"] == "5"
+        assert "busy" in full.json()["error"]["message"]
+        assert follow(client, first)[-1] == {"event": "end", "status": "failed", "error": "timed out after 1.5 s"}
+        assert follow(client, second)[-1]["status"] == "done"  # it waited its turn, then ran
+        assert client.post("/runs", json={"input": "hi"}).status_code == 201
+
+
+def test_finished_runs_and_their_files_are_removed_after_the_retention_time(make_server):
+    server = make_server(keep_runs_s=1.0)
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        run_id = client.post("/runs", json={"input": "hi"}).json()["id"]
+        follow(client, run_id)
+        assert (server.settings.runs_dir / run_id).is_dir()
+        deadline = time.monotonic() + 10
+        while client.get(f"/runs/{run_id}").status_code == 200 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        gone = client.get(f"/runs/{run_id}")
+        assert gone.status_code == 404 and "retention" in gone.json()["error"]["message"]
+        assert not (server.settings.runs_dir / run_id).exists()
+
+
+def test_quiet_streams_send_keep_alive_comments(make_server, monkeypatch):
+    from hugginggpt.server import routes_openai, routes_runs
+
+    monkeypatch.setattr(routes_runs, "HEARTBEAT_S", 0.2)
+    monkeypatch.setattr(routes_openai, "HEARTBEAT_S", 0.2)
+    server = make_server()
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        run_id = client.post("/runs", json={"input": "slow 1"}).json()["id"]
+        with client.stream("GET", f"/runs/{run_id}/events") as response:
+            lines = list(response.iter_lines())
+        assert ": keep-alive" in lines and lines.index(": keep-alive") < lines.index("event: end")
+        with client.stream("POST", "/v1/chat/completions",
+                           json={"stream": True, "messages": [{"role": "user", "content": "slow 1"}]}) as response:
+            lines = list(response.iter_lines())
+        data = [line for line in lines if line.startswith("data: ")]
+        assert ": keep-alive" in lines and data[-1] == "data: [DONE]"
+
+
+def test_run_folders_left_by_an_earlier_process_are_removed_at_start(make_server, tmp_path):
+    runs_dir = tmp_path / "old-runs"
+    old = runs_dir / ("ab" * 16)
+    old.mkdir(parents=True)
+    os.utime(old, (time.time() - 7200, time.time() - 7200))
+    recent, other = runs_dir / ("cd" * 16), runs_dir / "not-a-run"
+    recent.mkdir()
+    other.mkdir()
+    make_server(runs_dir=runs_dir, keep_runs_s=3600)
+    assert not old.exists() and recent.is_dir() and other.is_dir()
