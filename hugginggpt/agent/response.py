@@ -79,16 +79,7 @@ def response_messages(user_input: str, plan: Plan, selections: dict[int, dict[st
 #: What the user can do when a task had no model it could run (CLI flags, as the README shows them).
 _REMEDY = ("To run {task}, name a model folder on this machine with --local-model {task}=DIR, point "
            "--endpoint URL at an inference server, or set HF_TOKEN for Hugging Face's hosted inference")
-_AVAILABILITY = ("model", "download", "reach", "http", "token", "endpoint", "offline", "provider", "connection")
-_AVAILABILITY_ERRORS = frozenset({"ModelLoadError", "RemoteInferenceError"})
-
-
-def _model_unavailable(outcome: dict[str, Any], error: str) -> bool:
-    """Whether a failure is about where a model runs (the remedy applies): by the error's type when
-    the scheduler recorded it, else by its wording (outcomes built elsewhere)."""
-    if outcome.get("error_type"):
-        return outcome["error_type"] in _AVAILABILITY_ERRORS
-    return any(word in error.lower() for word in _AVAILABILITY)
+_AVAILABILITY_ERRORS = frozenset({"ModelLoadError", "RemoteInferenceError"})  # where a model runs: the remedy applies
 
 
 def failure_report(outcomes: dict[int, dict[str, Any]]) -> str:
@@ -108,7 +99,7 @@ def failure_report(outcomes: dict[int, dict[str, Any]]) -> str:
             lines.append(f"- Task {task_id} ({task}) was skipped: it needs the output of {cause}.")
             continue
         line = f"- Task {task_id} ({task}) {status or 'did not run'}: {error.rstrip('.')}."
-        if _model_unavailable(outcome, error):
+        if outcome.get("error_type") in _AVAILABILITY_ERRORS:
             line += " " + _REMEDY.format(task=task) + "."
         lines.append(line)
     return "\n".join(lines)

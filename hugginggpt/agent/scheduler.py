@@ -168,10 +168,12 @@ class Scheduler:
             await sent
 
     async def _fail(self, step: PlanTask, error: str, started: float, *, error_type: str = "TimeoutError") -> None:
-        self._finish(step, "failed", error=error)
-        self.outcomes[step.id]["error_type"] = error_type
+        self._finish(step, "failed", error=error, error_type=error_type)
         await self.emit("task_failed", id=step.id, task=step.task, error=error,
                   seconds=round(time.perf_counter() - started, 6))
 
-    def _finish(self, step: PlanTask, status: str, *, result: dict | None = None, error: str | None = None) -> None:
+    def _finish(self, step: PlanTask, status: str, *, result: dict | None = None, error: str | None = None,
+                error_type: str | None = None) -> None:
         self.outcomes[step.id] = {"task": step.task, "status": status, "result": result, "error": error}
+        if error_type:
+            self.outcomes[step.id]["error_type"] = error_type

@@ -1,8 +1,7 @@
 """The one adapter from an agent to its stage events, and the run-file links added to them.
 
-Agents that offer ``astream_stage_events(input, config)`` are read through it; older ones through
-``astream(input, config)``, which yields the same dicts (``{"event": ..., "t": ...}``, the last one
-``final`` with the whole output). Closing the iterator cancels the run where the agent supports it.
+Every agent offers ``astream_stage_events(input, config)``: dicts ``{"event": ..., "t": ...}``, the
+last one ``final`` with the whole output. Closing the iterator cancels the run.
 """
 
 from __future__ import annotations
@@ -16,11 +15,8 @@ from hugginggpt.tools.resources.sniff import AUDIO_SUFFIXES, IMAGE_SUFFIXES, VID
 
 
 def stage_events(agent: Any, input: dict[str, Any], config: dict[str, Any] | None = None) -> AsyncIterator[dict]:
-    """The agent's stage events for one request, however this version of the agent exposes them."""
-    stream = getattr(agent, "astream_stage_events", None)
-    if stream is not None:
-        return stream(input, config)
-    return agent.astream(input, config)
+    """The agent's stage events for one request (every agent's ``astream_stage_events``)."""
+    return agent.astream_stage_events(input, config)
 
 
 def media_kind(name: str) -> str:

@@ -29,10 +29,12 @@ def test_failures_are_reported_from_the_outcomes_with_what_to_do():
 
     outcomes = {
         0: {"task": "sentence-similarity", "status": "failed",
-            "error": "sentence-similarity: cannot download org/m from the Hub: connection refused"},
+            "error": "sentence-similarity: cannot download org/m from the Hub: connection refused",
+            "error_type": "ModelLoadError"},
         1: {"task": "text-to-speech", "status": "skipped", "error": "skipped: task 0 (sentence-similarity) failed"},
         2: {"task": "summarization", "status": "ok", "result": {"text": "short"}},
-        3: {"task": "image-to-text", "status": "failed", "error": "image-to-text: image: not an image file"},
+        3: {"task": "image-to-text", "status": "failed", "error": "image-to-text: image: not an image file",
+            "error_type": "ResourceError"},
     }
     report = failure_report(outcomes).splitlines()
     assert report[0].startswith("- Task 0 (sentence-similarity) failed: sentence-similarity: cannot download org/m")
@@ -64,7 +66,8 @@ async def test_no_llm_call_when_nothing_succeeded_and_invented_numbers_are_flagg
 
     from .conftest import script
 
-    failed = {0: {"task": "sentence-similarity", "status": "failed", "error": "sentence-similarity: model x is not available locally"}}
+    failed = {0: {"task": "sentence-similarity", "status": "failed", "error": "sentence-similarity: model x is not available locally",
+                  "error_type": "ModelLoadError"}}
     llm = script()  # any call fails
     answer, invented = await arespond(llm, [HumanMessage("x")], set(), {}, outcomes=failed)
     assert llm.prompts == [] and invented == []
