@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from hugginggpt.agent import plan_repair
 from hugginggpt.agent.plan import task_info_from_spec
-from hugginggpt.agent.planning import parse_plan_text
+from hugginggpt.agent.plan_format import parse_plan_text
 from hugginggpt.errors import PlanError
 from hugginggpt.eval.mapping import TaskBenchMapping
 from hugginggpt.eval.scoring import METRICS, load_predictions, score

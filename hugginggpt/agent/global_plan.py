@@ -19,16 +19,12 @@ from langchain_core.tools import BaseTool
 
 from hugginggpt.agent import events as ev
 from hugginggpt.agent.plan import Plan, TaskInfo, describe_tools
-from hugginggpt.agent.planning import (
-    ConstrainedCache,
-    PlanResult,
-    Structured,
-    aplan_request,
-)
+from hugginggpt.agent.planning import PlanResult, aplan_request
 from hugginggpt.agent.response import arespond, known_files, response_messages
 from hugginggpt.agent.run import Agent, AgentRun, run_sync
 from hugginggpt.agent.scheduler import Scheduler
 from hugginggpt.agent.selection import ModelSelector
+from hugginggpt.llm.structured import ConstrainedCache, Structured
 
 
 class GlobalPlanAgent(Agent):

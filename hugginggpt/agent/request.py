@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import BaseMessage, convert_to_messages
+from langchain_core.messages import BaseMessage, SystemMessage, convert_to_messages, trim_messages
 
 from hugginggpt.errors import AgentInputError
 from hugginggpt.tools.resources import Workspace, new_run_id
@@ -51,3 +51,13 @@ class AgentRequest:
         files are the allowed inputs."""
         root = Path(parent) / new_run_id() if parent is not None else None
         return Workspace(root, inputs=self.files)
+
+
+def trim_history(chat_history: list[Any] | None, max_tokens: int) -> list[BaseMessage]:
+    """The most recent turns of the conversation that fit ``max_tokens`` (approximately counted)."""
+    if not chat_history or max_tokens <= 0:
+        return []
+    messages = [m for m in convert_to_messages(chat_history) if not isinstance(m, SystemMessage)]
+    return trim_messages(
+        messages, max_tokens=max_tokens, token_counter="approximate", strategy="last", start_on="human"
+    )

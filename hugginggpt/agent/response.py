@@ -23,7 +23,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from hugginggpt.agent.plan import Plan
-from hugginggpt.agent.planning import trim_history
+from hugginggpt.agent.request import trim_history
 from hugginggpt.agent.trace import Trace
 from hugginggpt.errors import LLMError
 from hugginggpt.llm.content import content_text

@@ -21,7 +21,7 @@ from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 
 from hugginggpt.agent.plan import Plan, TaskInfo
-from hugginggpt.agent.planning import ConstrainedCache, Structured
+from hugginggpt.llm.structured import ConstrainedCache, Structured
 from hugginggpt.agent.trace import Trace
 from hugginggpt.llm.content import content_text
 from hugginggpt.llm.json_text import find_json

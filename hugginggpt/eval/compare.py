@@ -272,7 +272,7 @@ class Comparison:
     async def _judge(self, name: str, samples: Sequence[TaskBenchSample], tasks: list[str] | None) -> None:
         """Critic verdicts for this agent's plans that have none yet (appended, resumable)."""
         from hugginggpt.agent.critic import ajudge_plan
-        from hugginggpt.agent.planning import ConstrainedCache
+        from hugginggpt.llm.structured import ConstrainedCache
 
         predictions = load_predictions(self.predictions_path(name))
         path = self.critic_path(name)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from hugginggpt.agent import GlobalPlanAgent
-from hugginggpt.agent.planning import plan_schema
+from hugginggpt.agent.plan_format import plan_schema
 from tests.shared import gguf_or_skip
 
 pytestmark = pytest.mark.slow

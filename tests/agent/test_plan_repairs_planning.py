@@ -5,12 +5,10 @@ import json
 import pytest
 
 from hugginggpt.agent.plan import describe_tools
-from hugginggpt.agent.planning import (
-    MAX_TASKS,
-    aplan_request,
-    plan_schema,
-    planning_messages,
-)
+from hugginggpt.agent.plan import MAX_TASKS
+from hugginggpt.agent.plan_format import plan_schema
+from hugginggpt.agent.planning import aplan_request
+from hugginggpt.agent.planning_prompt import planning_messages
 from hugginggpt.tools import task_table
 
 from .conftest import script

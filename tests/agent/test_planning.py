@@ -6,12 +6,9 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from hugginggpt.agent.plan import describe_tools
-from hugginggpt.agent.planning import (
-    aplan_request,
-    parse_plan_text,
-    plan_schema,
-    planning_messages,
-)
+from hugginggpt.agent.plan_format import parse_plan_text, plan_schema
+from hugginggpt.agent.planning import aplan_request
+from hugginggpt.agent.planning_prompt import planning_messages
 from hugginggpt.errors import PlanError
 from hugginggpt.tools import task_table
 
@@ -34,7 +31,7 @@ def test_prompt_lists_tasks_and_only_usable_demonstrations(tasks):
     demos = [json.loads(m.content) for m in messages[1:-1] if isinstance(m, AIMessage)]
     assert demos and all(step["task"] in tasks for plan in demos for step in plan)
     assert demos[-1][0]["task"] == "image-to-text"  # the most similar demonstration comes last
-    assert messages[-1].content == "Caption cat.png\n(Files given: /data/cat.png)"
+    assert messages[-1].content == "Caption cat.png\n\nFiles provided by the user:\n- /data/cat.png"  # as every agent lists them
     chat = planning_messages("Thanks! Who are you?", tasks)
     assert [] in [json.loads(m.content) for m in chat[1:-1] if isinstance(m, AIMessage)]  # "no task needed"
     assert chat[0].content == messages[0].content  # the static part is the same for every request

@@ -19,11 +19,8 @@ from langchain_core.runnables import RunnableMap, RunnablePassthrough
 from pydantic import Field
 
 from hugginggpt.agent import GlobalPlanAgent
-from hugginggpt.agent.planning import (
-    ConstrainedCache,
-    StructuredLLM,
-    find_json,
-)
+from hugginggpt.llm.json_text import find_json
+from hugginggpt.llm.structured import ConstrainedCache, StructuredLLM
 from hugginggpt.errors import LLMError
 
 from .conftest import CallLog, script

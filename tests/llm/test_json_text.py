@@ -7,15 +7,15 @@ import time
 
 import pytest
 
-from hugginggpt.agent.planning import find_json as planning_find_json
-from hugginggpt.agent.planning import parse_plan_text
+from hugginggpt.agent import plan_format
+from hugginggpt.agent.plan_format import parse_plan_text
 from hugginggpt.llm.json_text import NestedTooDeeply, find_json, read_json
 
 PLAN = [{"task": "summarization", "id": 0, "dep": [-1], "args": {"text": "null and void, true story"}}]
 
 
 def test_planning_uses_the_one_reader():
-    assert planning_find_json is find_json
+    assert plan_format.find_json is find_json
 
 
 def test_single_quoted_plan_keeps_json_words_inside_strings():

@@ -17,7 +17,7 @@ from langchain_core.messages import AIMessage
 from hugginggpt.agent.global_plan import GlobalPlanAgent
 from hugginggpt.agent.plan import Plan
 from hugginggpt.agent.plan_repair import validate_plan
-from hugginggpt.agent.planning import parse_plan_text
+from hugginggpt.agent.plan_format import parse_plan_text
 from hugginggpt.errors import LLMError, PlanError
 from hugginggpt.tools import build_tools
 from tests.reliability.strategies import (

@@ -13,7 +13,7 @@ from langchain_core.language_models.fake_chat_models import FakeMessagesListChat
 from langchain_core.messages import AIMessage
 
 from hugginggpt.agent.plan import Plan, PlanTask
-from hugginggpt.agent.planning import find_json
+from hugginggpt.llm.json_text import find_json
 from hugginggpt.agent.selection import ModelSelector, _pick
 from hugginggpt.tools.catalog import ModelCard
 from tests.reliability.strategies import (
