@@ -93,6 +93,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--n-ctx", type=int, default=4096)
     parser.add_argument("--temperature", type=float, default=0.2)
     parser.add_argument("--data", default=str(TASKBENCH))
+    parser.add_argument("--structured", choices=["auto", "on", "off"], default="auto",
+                        help="plan under the plan's JSON-schema grammar (on), in free text (off), or as the agent decides")
+    parser.add_argument("--demos", type=int, default=None, help="few-shot demonstrations per request (default: the agent's)")
     args = parser.parse_args(argv)
 
     dataset = load_taskbench(args.data)
@@ -121,7 +124,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         return summary
 
     with tempfile.TemporaryDirectory() as tmp:
-        agent = GlobalPlanAgent(llm, tools=placeholder_tools(tasks, root=tmp), workspace_root=tmp)
+        structured = {"auto": "auto", "on": True, "off": False}[args.structured]
+        agent = GlobalPlanAgent(llm, tools=placeholder_tools(tasks, root=tmp), workspace_root=tmp, structured=structured,
+                                **({} if args.demos is None else {"demonstrations": args.demos}))
         rows = asyncio.run(plan_slice(agent, samples, mapping, save))
     summary = save(rows)
     print(json.dumps(summary, indent=1))

@@ -18,6 +18,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 
 from hugginggpt.agent import events as ev
+from hugginggpt.agent.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan import Plan, TaskInfo, describe_tools
 from hugginggpt.agent.planning import PlanResult, aplan_request
 from hugginggpt.agent.response import arespond, known_files, response_messages
@@ -40,8 +41,10 @@ class GlobalPlanAgent(Agent):
 
     def __init__(self, llm: BaseChatModel, tools: Sequence[BaseTool] | None = None, catalog: Any = None, *,
                  top_k: int = 5, max_concurrency: int = 4, task_timeout: float = 300, history_tokens: int = 2000,
-                 workspace_root: str | Path | None = None, structured: Structured = "auto", execute: bool = True):
+                 workspace_root: str | Path | None = None, structured: Structured = "auto", execute: bool = True,
+                 demonstrations: int = DEFAULT_K):
         self.llm = llm
+        self.demonstrations = demonstrations
         self._tools = list(tools) if tools is not None else None
         self._catalog = catalog
         self.top_k = top_k
@@ -94,6 +97,7 @@ class GlobalPlanAgent(Agent):
         """Stage 1 alone: the validated plan, its repairs, the raw LLM answers and token usage."""
         return await aplan_request(self.llm, self.task_infos, input, chat_history=chat_history, files=files,
                                    history_tokens=self.history_tokens, structured=self.structured, config=config,
+                                   demonstrations=self.demonstrations,
                                    constrained=self.constrained)
 
     def plan(self, input: str, chat_history: list[Any] | None = None, *, files: list[str] | None = None,
@@ -107,6 +111,7 @@ class GlobalPlanAgent(Agent):
         started = time.perf_counter()
         planned = await aplan_request(self.llm, tasks, request.input, chat_history=request.chat_history,
                                       files=request.files, history_tokens=self.history_tokens,
+                                      demonstrations=self.demonstrations,
                                       structured=self.structured, config=run.child("plan"), trace=trace,
                                       constrained=self.constrained)
         trace.timing("plan", time.perf_counter() - started)

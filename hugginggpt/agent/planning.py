@@ -18,6 +18,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
 
+from hugginggpt.agent.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan import Plan, Repair, TaskInfo
 from hugginggpt.agent.plan_format import parse_plan_text, plan_schema, plan_schema_key
 from hugginggpt.agent.plan_repair import validate_plan
@@ -119,10 +120,12 @@ async def aplan_request(
     config: RunnableConfig | None = None,
     trace: Trace | None = None,
     constrained: ConstrainedCache | None = None,
+    demonstrations: int = DEFAULT_K,
 ) -> PlanResult:
     """Plan ``user_input`` with ``llm``: the plan, repairs, raw answers and token usage.
 
     ``constrained``: the agent's cache of constrained LLMs, so the plan schema's is built once.
+    ``demonstrations``: how many few-shot examples the prompt shows (chosen per request).
     """
     usage = UsageCounter()
     config = ensure_config(config)
@@ -136,7 +139,8 @@ async def aplan_request(
         callbacks.add_handler(usage, inherit=True)
     config = {**config, "callbacks": callbacks}
     messages = planning_messages(
-        user_input, tasks, chat_history=chat_history, files=files, history_tokens=history_tokens
+        user_input, tasks, chat_history=chat_history, files=files, history_tokens=history_tokens,
+        demonstrations=demonstrations,
     )
     planner = Planner(llm, tasks, structured=structured, trace=trace,
                       request=user_text(user_input, files), constrained=constrained)

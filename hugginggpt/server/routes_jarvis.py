@@ -12,6 +12,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from hugginggpt.server.errors import ApiError
 from hugginggpt.server.messages import parse_messages
 from hugginggpt.server.routes_runs import outcome_or_error, registry, start_chat, wait_or_cancel
 from hugginggpt.server.runs import Run
@@ -24,7 +25,9 @@ async def _run(request: Request, *, plan_only: bool = False) -> Run:
     runs = registry(request)
     body = await read_json(request, 4 * runs.settings.max_message_chars + 65536)
     chat = parse_messages(body, max_chars=runs.settings.max_message_chars)
-    agent = body.get("agent") if isinstance(body.get("agent"), str) else None
+    agent = body.get("agent")
+    if agent is not None and not isinstance(agent, str):
+        raise ApiError(400, "'agent' must be a string (an agent: see GET /v1/models)")
     run = await start_chat(runs, chat, agent, plan_only=plan_only)
     await wait_or_cancel(request, run)
     outcome_or_error(run)

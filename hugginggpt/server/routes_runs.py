@@ -101,8 +101,12 @@ async def create_run(request: Request) -> dict[str, Any]:
     """JSON ``{"input", "chat_history"?, "agent"?}`` or multipart (fields ``input``, ``chat_history`` as
     JSON, ``agent``, files under ``files``) -> ``{"id", "events", "status"}``."""
     runs = registry(request)
-    if request.headers.get("content-type", "").startswith("multipart/form-data"):
+    content_type = request.headers.get("content-type", "")
+    if content_type.startswith("multipart/form-data"):
         run = await start_from_form(request, runs)
+    elif content_type.startswith("application/x-www-form-urlencoded"):  # unbounded in Starlette's parser
+        raise ApiError(415, "send JSON {\"input\": ...} or a multipart/form-data form (fields and files)",
+                       code="unsupported_media_type")
     else:
         body = await read_json(request, 4 * runs.settings.max_message_chars + 65536)
         if not isinstance(body, dict):

@@ -72,6 +72,20 @@ async def test_valid_text_plan_needs_one_call(tasks):
     assert result.raw_outputs == [json.dumps(CAPTION)]
 
 
+async def test_the_agent_shows_as_many_demonstrations_as_it_is_told(tools):
+    """``GlobalPlanAgent(demonstrations=K)`` reaches the prompt: K example turns, then the request."""
+    from hugginggpt.agent import GlobalPlanAgent
+
+    shown = {}
+    for k in (0, 2, 4):
+        llm = script(CAPTION)
+        agent = GlobalPlanAgent(llm, tools=[tools["image-to-text"], tools["text-to-speech"]], demonstrations=k)
+        result = await agent.aplan("Caption cat.png and read it aloud")
+        shown[k] = sum(1 for m in result.prompt if m["role"] == "ai")
+        assert result.prompt[-1]["content"] == "Caption cat.png and read it aloud"
+    assert shown == {0: 0, 2: 2, 4: 4}
+
+
 async def test_invalid_json_is_re_asked_once_with_the_error(tasks):
     llm = script("I will caption the image.", CAPTION)
     result = await aplan_request(llm, tasks, "Caption cat.png and read it")

@@ -12,45 +12,94 @@ from typing import Any
 
 import uvicorn
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field
 
 _IMAGE = re.compile(r"(/[^\s,()\"'\]]+\.(?:png|jpg|jpeg))")
 
 
 class RequestEchoLLM(BaseChatModel):
-    """A controller that plans from the request it is given and answers with the predictions it is
-    shown: a request naming an image gets [image-to-text, text-to-speech on its caption]; "slow N"
-    gets a sleep task of N seconds; anything else an empty plan. Stages are told apart by the tag the
-    agent gives each LLM call (``plan``, ``response``)."""
+    """A controller that plans from the request it is given and answers with what it is shown, for
+    all three agents at once (a server shares one controller): "slow N" gets a sleep task of N
+    seconds, a request naming an image [image-to-text, text-to-speech on its caption], anything else
+    an empty plan (``plan_for``). The global agent's stages are told apart by the tag it gives each
+    LLM call (``plan``, ``response``); the tool-loop agents get the same plan one step per turn,
+    through ReAct's text protocol (``stop`` at an observation) or as native tool calls (tools bound),
+    and answer once every step has an observation. ``calls`` records each call's request and protocol."""
 
     delay_s: float = 0.0
+    calls: list[tuple[str, str]] = Field(default_factory=list)
 
     @property
     def _llm_type(self) -> str:
         return "request-echo"
 
+    def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        return self.bind(tool_names=[t.name for t in tools])
+
+    def with_structured_output(self, schema: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("free text only: the stages read the plan out of the answer")
+
     def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
         tags = set(run_manager.tags if run_manager else ())
-        request = str(messages[-1].content)
         if self.delay_s:
             time.sleep(self.delay_s)
-        if "plan" in tags:
-            slow = re.search(r"\bslow (\d+(?:\.\d+)?)", request)
-            images = _IMAGE.findall(request)
-            if slow:
-                plan = [{"task": "sleep", "id": 0, "dep": [-1], "args": {"seconds": float(slow.group(1))}}]
-            elif images:
-                plan = [{"task": "image-to-text", "id": 0, "dep": [-1], "args": {"image": images[-1]}},
-                        {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}}]
-            else:
-                plan = []
-            text = json.dumps(plan)
+        if "tool_names" in kwargs:
+            protocol, request, message = "tools", *self._tool_call_turn(messages)
+        elif stop and any("Observation:" in s for s in stop):
+            protocol, request, message = "react", *self._react_turn(messages)
+        elif "plan" in tags:
+            protocol, request = "plan", str(messages[-1].content)
+            message = AIMessage(json.dumps(plan_for(request)))
         else:
+            protocol, request = "response", str(messages[-1].content)
             predictions = [line.strip() for line in request.splitlines() if "prediction" in line or "/outputs/" in line]
-            text = "Answer: " + (" | ".join(predictions) if predictions else "nothing to do")
-        message = AIMessage(text, usage_metadata={"input_tokens": 7, "output_tokens": 3, "total_tokens": 10})
-        return ChatResult(generations=[ChatGeneration(message=message)])
+            message = AIMessage("Answer: " + (" | ".join(predictions) if predictions else "nothing to do"))
+        self.calls.append((request, protocol))
+        usage = {"input_tokens": 7, "output_tokens": 3, "total_tokens": 10}
+        return ChatResult(generations=[ChatGeneration(message=message.model_copy(update={"usage_metadata": usage}))])
+
+    @staticmethod
+    def _react_turn(messages: list[BaseMessage]) -> tuple[str, AIMessage]:
+        humans = [str(m.content) for m in messages if isinstance(m, HumanMessage)]
+        observations = [h.removeprefix("Observation:").strip() for h in humans if h.startswith("Observation:")]
+        request = next(h for h in reversed(humans) if not h.startswith("Observation:"))
+        plan = plan_for(request)
+        if len(observations) < len(plan):
+            step = plan[len(observations)]
+            return request, AIMessage(f"Thought: step {step['id']}\nAction: {step['task']}\n"
+                                      f"Action Input: {json.dumps(step['args'])}")
+        return request, AIMessage("Final Answer: Answer: " + (" | ".join(observations) or "nothing to do"))
+
+    @staticmethod
+    def _tool_call_turn(messages: list[BaseMessage]) -> tuple[str, AIMessage]:
+        request = next(str(m.content) for m in reversed(messages) if isinstance(m, HumanMessage))
+        observations = [str(m.content) for m in messages if isinstance(m, ToolMessage)]
+        plan = plan_for(request)
+        if len(observations) < len(plan):
+            step = plan[len(observations)]
+            call = {"name": step["task"], "args": step["args"], "id": f"call-{step['id']}", "type": "tool_call"}
+            return request, AIMessage("", tool_calls=[call])
+        return request, AIMessage("Answer: " + (" | ".join(observations) or "nothing to do"))
+
+
+def plan_for(request: str) -> list[dict[str, Any]]:
+    """The plan a request asks for: "slow N" -> a sleep task of N seconds ("slow N in a thread":
+    ``nap``, a sync tool that blocks a thread), then, when the request says "aloud", reading its result
+    aloud; else an image path -> its caption, then reading the caption aloud; else no tasks."""
+    slow = re.search(r"\bslow (\d+(?:\.\d+)?)( in a thread)?", request)
+    images = _IMAGE.findall(request)
+    if slow:
+        first = {"task": "nap" if slow.group(2) else "sleep", "id": 0, "dep": [-1],
+                 "args": {"seconds": float(slow.group(1))}}
+    elif images:
+        first = {"task": "image-to-text", "id": 0, "dep": [-1], "args": {"image": images[-1]}}
+    else:
+        return []
+    if "aloud" in request or not slow:
+        return [first, {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}}]
+    return [first]
 
 
 def rss_mib() -> float:

@@ -1,5 +1,6 @@
 """The server's HTTP APIs against a real uvicorn server: runs, JARVIS's endpoints, OpenAI's API,
-bad input, auth, file confinement, cancellation, limits and retention."""
+bad input, auth, file confinement, cancellation, limits and retention. Bad input and cancellation
+are checked for each of the three agents (global, react, tools)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ import httpx
 import pytest
 
 from tests.server.conftest import png
+
+#: The agents `hugginggpt serve --agent ...` serves; every one has the same run lifecycle over HTTP.
+AGENTS = ("global", "react", "tools")
 
 
 def sse_events(response: httpx.Response) -> list[dict]:
@@ -155,12 +159,39 @@ BAD_INPUT = [
 ]
 
 
-def test_bad_input_gets_a_4xx_json_error_and_the_server_keeps_serving(make_server):
-    server = make_server()
+#: Issue 14's bad input aimed at each agent by name: an unknown agent, an empty message, a message
+#: over the limit (1 MB, and one character past ``max_message_chars``), a non-string agent.
+BAD_AGENT_INPUT = [
+    ("/v1/chat/completions", {"model": "hugginggpt-reactt", "messages": [{"role": "user", "content": "x"}]},
+     "unknown agent 'reactt'"),
+    ("/runs", {"input": "x", "agent": "function-calling"}, "unknown agent 'function-calling'"),
+    ("/hugginggpt", {"agent": "Tools", "messages": [{"role": "user", "content": "x"}]}, "unknown agent 'Tools'"),
+    ("/tasks", {"agent": ["react"], "messages": [{"role": "user", "content": "x"}]}, "'agent' must be a string"),
+    ("/v1/chat/completions", {"model": 7, "messages": [{"role": "user", "content": "x"}]}, "'model' must be a string"),
+    ("/runs", {"input": "x", "agent": {"name": "tools"}}, "'agent' must be a string"),
+    *[entry for agent in ("react", "tools") for entry in [
+        ("/v1/chat/completions", {"model": agent, "messages": [{"role": "user", "content": ""}]}, "is empty"),
+        ("/results", {"agent": agent, "messages": [{"role": "user", "content": " \n"}]}, "is empty"),
+        ("/runs", {"input": "  ", "agent": agent}, "'input' is empty"),
+        ("/v1/chat/completions", {"model": agent, "messages": [{"role": "user", "content": "x" * (1 << 20)}]},
+         "limit"),
+        ("/hugginggpt", {"agent": agent, "messages": [{"role": "user", "content": "x" * (1 << 20)}]}, "limit"),
+        ("/runs", {"input": "x" * (1 << 20), "agent": agent}, "limit"),
+        ("/runs", {"input": "x" * 100_001, "agent": agent}, "longer than the limit of 100000 characters"),
+        ("/hugginggpt", {"agent": agent, "messages": [{"role": "user", "content": "x" * 100_001}]},
+         "longer than the limit of 100000 characters"),
+    ]],
+]
+
+
+@pytest.mark.parametrize("default", AGENTS)
+def test_bad_input_gets_a_4xx_json_error_and_the_server_keeps_serving(make_server, default):
+    server = make_server(agents=(default, *(a for a in AGENTS if a != default)))  # `serve --agent DEFAULT`
+    bad = BAD_INPUT + [(path, json.dumps(body).encode(), expected) for path, body, expected in BAD_AGENT_INPUT]
     with httpx.Client(base_url=server.url, timeout=30) as client:
-        for path, body, expected in BAD_INPUT:
+        for path, body, expected in bad:
             response = client.post(path, content=body, headers={"content-type": "application/json"})
-            assert 400 <= response.status_code < 500, (path, expected, response.status_code, response.text)
+            assert 400 <= response.status_code < 500, (path, expected, response.status_code, response.text[:300])
             assert expected in response.json()["error"]["message"], (path, response.json())
         assert client.get("/runs/0123456789abcdef0123456789abcdef").status_code == 404
         assert client.delete("/runs/nope").json()["error"]["code"] == "run_not_found"
@@ -168,8 +199,22 @@ def test_bad_input_gets_a_4xx_json_error_and_the_server_keeps_serving(make_serve
         assert bad_upload.status_code == 415 and "unsupported type" in bad_upload.json()["error"]["message"]
         no_input = client.post("/runs", files={"files": ("a.txt", b"hello", "text/plain")})
         assert no_input.status_code == 400 and "input" in no_input.json()["error"]["message"]
-        assert client.get("/health").json()["status"] == "ok"
-        assert client.post("/hugginggpt", json={"messages": [{"role": "user", "content": "ok"}]}).status_code == 200
+        urlencoded = client.post("/runs", data={"input": "", "agent": default})  # an HTML form's default encoding
+        assert urlencoded.status_code == 415 and "multipart/form-data" in urlencoded.json()["error"]["message"]
+        for agent in AGENTS:
+            form = {"input": "x" * (1 << 20), "agent": agent}
+            too_long = client.post("/runs", data=form, files={"files": ("a.txt", b"hello", "text/plain")})
+            assert 400 <= too_long.status_code < 500, (agent, too_long.status_code, too_long.text[:300])
+            assert too_long.json()["error"]["message"]
+        health = client.get("/health").json()
+        assert health["status"] == "ok" and health["default_agent"] == default and health["unfinished_runs"] == 0
+        assert list(server.settings.runs_dir.iterdir()) == []  # nothing of a refused request is left
+        for agent in AGENTS:  # every agent still answers
+            answer = client.post("/hugginggpt", json={"agent": agent, "messages": [{"role": "user", "content": "ok"}]})
+            assert answer.status_code == 200 and answer.json()["message"].endswith("nothing to do"), (agent, answer.text)
+            completion = client.post("/v1/chat/completions", json={"model": agent, "messages": [
+                {"role": "user", "content": "ok"}]})
+            assert completion.status_code == 200 and completion.json()["model"] == agent
 
 
 def test_upload_size_limit(make_server, tmp_path):
@@ -238,34 +283,105 @@ def test_cors_is_off_by_default_and_configurable(make_server):
         assert "access-control-allow-origin" not in response.headers
 
 
-def test_delete_cancels_a_running_run_and_a_finished_one_is_refused(make_server):
-    server = make_server()
+#: How long the sleep task of the cancellation tests runs: the cancel lands while it runs, and
+#: the tests then wait past its end to see that nothing of the run goes on.
+SLEEP_S = 2.0
+#: The tool a cancelled run is in: ``sleep`` awaits, ``nap`` blocks a thread (as real task models do).
+SLOW_REQUESTS = {"sleep": f"slow {SLEEP_S:g}, then read the result aloud",
+                 "nap": f"slow {SLEEP_S:g} in a thread, then read the result aloud"}
+
+
+def until(predicate, timeout_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while not predicate() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return predicate()
+
+
+def assert_stopped(server, run_id: str, llm_calls: int, recorder, tool: str = "sleep",
+                   seconds: float = SLEEP_S) -> None:
+    """Past the end of the task it was cancelled in (``seconds`` long), the run asked the LLM nothing
+    more and called no further tool (a sleep never finished; a nap finished in its thread, its result
+    unused); its status, its events and its trace say cancelled."""
+    time.sleep(seconds + 0.5)
+    assert len(server.llm.calls) == llm_calls, server.llm.calls[llm_calls:]
+    assert [call["task"] for call in recorder.calls] == ([] if tool == "sleep" else ["nap"])
     with httpx.Client(base_url=server.url, timeout=30) as client:
-        run_id = client.post("/runs", json={"input": "slow 30"}).json()["id"]
-        deadline = time.monotonic() + 10
-        while client.get(f"/runs/{run_id}").json()["status"] != "running" and time.monotonic() < deadline:
-            time.sleep(0.05)
-        started = time.monotonic()
-        assert client.delete(f"/runs/{run_id}").json() == {"id": run_id, "status": "cancelled"}
-        assert time.monotonic() - started < 5
-        assert follow(client, run_id)[-1] == {"event": "end", "status": "cancelled", "error": "cancelled"}
+        run = client.get(f"/runs/{run_id}").json()
+        events = follow(client, run_id)
+    assert (run["status"], run["error"]) == ("cancelled", "cancelled")
+    assert [e["event"] for e in events][-2:] == ["task_start", "end"] and events[-2]["task"] == tool
+    trace = json.loads(next((server.settings.runs_dir / run_id).glob("*/trace.json")).read_text())
+    assert trace["error"].startswith("CancelledError") and trace["plan"][0]["task"] == tool
+
+
+def assert_keeps_serving(client: httpx.Client, tmp_path: Path, recorder) -> None:
+    """The next request to the same agent runs to its end."""
+    before = len(recorder.calls)
+    image = png(tmp_path / "in" / "dog.png")
+    run_id = client.post("/runs", json={"input": f"Describe {image} and read it aloud"}).json()["id"]
+    assert follow(client, run_id)[-1] == {"event": "end", "status": "done", "error": None}
+    assert "a photo of a dog" in client.get(f"/runs/{run_id}").json()["output"]
+    assert [c["task"] for c in recorder.calls[before:]] == ["image-to-text", "text-to-speech"]
+
+
+@pytest.mark.parametrize("tool", SLOW_REQUESTS)
+@pytest.mark.parametrize("agent", AGENTS)
+def test_delete_stops_a_run_while_its_tool_runs_and_the_server_keeps_serving(make_server, tmp_path, recorder,
+                                                                              agent, tool):
+    server = make_server(agents=(agent,))  # as `hugginggpt serve --agent AGENT`
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        run_id = client.post("/runs", json={"input": SLOW_REQUESTS[tool]}).json()["id"]
+        events = []
+        with client.stream("GET", f"/runs/{run_id}/events") as response:
+            for line in response.iter_lines():
+                if not line.startswith("data: "):
+                    continue
+                events.append(json.loads(line[6:]))
+                if events[-1]["event"] == "task_start":
+                    assert events[-1]["task"] == tool
+                    llm_calls = len(server.llm.calls)
+                    started = time.monotonic()
+                    assert client.delete(f"/runs/{run_id}").json() == {"id": run_id, "status": "cancelled"}
+                    assert time.monotonic() - started < SLEEP_S  # at once, not when the tool ends
+        assert events[-1] == {"event": "end", "status": "cancelled", "error": "cancelled"}
+        assert_stopped(server, run_id, llm_calls, recorder, tool)
         again = client.delete(f"/runs/{run_id}")
         assert again.status_code == 409 and "already finished" in again.json()["error"]["message"]
+        assert_keeps_serving(client, tmp_path, recorder)
 
 
-def test_dropping_a_streamed_completion_cancels_its_run(make_server):
-    server = make_server()
+@pytest.mark.parametrize("agent", AGENTS)
+def test_dropping_a_streamed_completion_stops_its_run(make_server, tmp_path, recorder, agent):
+    server = make_server(agents=(agent,))
     with httpx.Client(base_url=server.url, timeout=30) as client:
-        with client.stream("POST", "/v1/chat/completions",
-                           json={"stream": True, "messages": [{"role": "user", "content": "slow 30"}]}) as response:
+        body = {"stream": True, "messages": [{"role": "user", "content": SLOW_REQUESTS["sleep"]}]}
+        with client.stream("POST", "/v1/chat/completions", json=body) as response:
             for line in response.iter_lines():
                 if "task_start" in line:
                     run_id = json.loads(line[6:])["id"].removeprefix("chatcmpl-")
+                    llm_calls = len(server.llm.calls)
                     break
-        deadline = time.monotonic() + 10
-        while client.get(f"/runs/{run_id}").json()["status"] != "cancelled" and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert client.get(f"/runs/{run_id}").json()["status"] == "cancelled"
+        assert until(lambda: client.get(f"/runs/{run_id}").json()["status"] == "cancelled", SLEEP_S)
+        assert_stopped(server, run_id, llm_calls, recorder)
+        assert_keeps_serving(client, tmp_path, recorder)
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_dropping_a_waiting_request_stops_its_run(make_server, tmp_path, recorder, agent):
+    server = make_server(agents=(agent,))
+    registry = server.app.state.registry
+    seconds = 1.5 * SLEEP_S  # the server notices a client gone from a waiting request within half a second
+    request = {"messages": [{"role": "user", "content": f"slow {seconds:g}, then read the result aloud"}]}
+    with pytest.raises(httpx.ReadTimeout):  # the client gives up while the run is in its tool
+        httpx.post(f"{server.url}/hugginggpt", json=request, timeout=httpx.Timeout(30, read=1.0))
+    (run_id,) = registry.runs
+    assert until(lambda: registry.runs[run_id].status == "cancelled", seconds)
+    assert registry.runs[run_id].events[-2]["event"] == "task_start"
+    llm_calls = len(server.llm.calls)
+    assert_stopped(server, run_id, llm_calls, recorder, seconds=seconds)
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        assert_keeps_serving(client, tmp_path, recorder)
 
 
 def test_queue_full_gets_429_with_retry_after_and_timeouts_fail_the_run(make_server):
