@@ -32,7 +32,7 @@ from langchain_core.messages import (
     convert_to_openai_messages,
 )
 from langchain_core.messages.ai import UsageMetadata
-from langchain_core.messages.tool import tool_call, tool_call_chunk
+from langchain_core.messages.tool import tool_call
 from langchain_core.output_parsers import JsonOutputParser, PydanticOutputParser
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.runnables import Runnable, RunnableMap, RunnablePassthrough
@@ -46,10 +46,13 @@ from pydantic import BaseModel, Field
 from hugginggpt.errors import LLMError
 from hugginggpt.llm.fair_lock import FairLock
 from hugginggpt.llm.tool_calls import (
+    ParsedToolCalls,
     messages_as_text_protocol,
     messages_for_template,
     new_call_id,
     parse_tool_calls,
+    settled_content,
+    tool_call_chunks,
 )
 
 _LOADED: dict[tuple[str, int], tuple[Any, threading.Lock]] = {}
@@ -211,20 +214,26 @@ def template_renders_tools(llama: Any) -> bool:
 def _as_chunk(result: ChatResult, run_manager: CallbackManagerForLLMRun | None) -> ChatGenerationChunk:
     """A whole answer (text and tool calls) as a single stream chunk."""
     ai = result.generations[0].message
+    parsed = ParsedToolCalls(content=ai.content, tool_calls=ai.tool_calls, invalid_tool_calls=ai.invalid_tool_calls)
     chunk = ChatGenerationChunk(
         message=AIMessageChunk(
             content=ai.content,
-            tool_call_chunks=[
-                tool_call_chunk(name=call["name"], args=json.dumps(call["args"]), id=call["id"], index=index)
-                for index, call in enumerate(ai.tool_calls)
-            ],
+            tool_call_chunks=tool_call_chunks(parsed),
             usage_metadata=ai.usage_metadata,
             response_metadata=ai.response_metadata,
+            chunk_position="last",
         ),
         generation_info=result.generations[0].generation_info,
     )
     if run_manager and ai.content:
         run_manager.on_llm_new_token(ai.content, chunk=chunk)
+    return chunk
+
+
+def _text_chunk(text: str, run_manager: CallbackManagerForLLMRun | None) -> ChatGenerationChunk:
+    chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
+    if run_manager:
+        run_manager.on_llm_new_token(text, chunk=chunk)
     return chunk
 
 
@@ -366,35 +375,49 @@ class LlamaCppChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        if kwargs.get("tools") and kwargs.get("tool_choice") != "none":
-            # A call is only readable once its block is complete: answer whole, as one chunk.
+        """The answer as it is written; the chunks add up to what ``invoke`` returns.
+
+        With tools offered, text shows as soon as it surely is not a call (``settled_content``), and
+        the last chunk carries the rest of the content and the calls read out of the whole answer
+        (``tool_call_chunks``). A call llama.cpp writes under a named tool's schema comes whole.
+        """
+        if kwargs.get("tools") and isinstance(kwargs.get("tool_choice"), dict):
             yield _as_chunk(self._generate(messages, stop, run_manager, **kwargs), run_manager)
             return
         llama, lock = self._client()
         params = self._params(stop, kwargs)
-        prompt, _ = self._prompt(llama, messages, params)
+        prompt, tool_names = self._prompt(llama, messages, params)
+        text, shown, finish_reason = "", "", None
         with lock:  # held until the stream ends: the context is busy until then
-            finish_reason = None
             for part in llama.create_chat_completion(messages=prompt, stream=True, **params):
                 choice = (part.get("choices") or [{}])[0]
-                text = (choice.get("delta") or {}).get("content") or ""
+                delta = (choice.get("delta") or {}).get("content") or ""
                 finish_reason = choice.get("finish_reason") or finish_reason
-                chunk = ChatGenerationChunk(message=AIMessageChunk(content=text))
-                if run_manager and text:
-                    run_manager.on_llm_new_token(text, chunk=chunk)
-                yield chunk
+                text += delta
+                piece = delta if tool_names is None else settled_content(text, tool_names)[len(shown):]
+                if piece:
+                    shown += piece
+                    yield _text_chunk(piece, run_manager)
             # llama-cpp-python streams no usage; the prompt cache saw both token counts go by.
             prompt_tokens, completion_tokens = getattr(llama.cache, "last_lengths", (0, None))
-            usage = None
-            if completion_tokens is not None:
-                usage = UsageMetadata(input_tokens=prompt_tokens, output_tokens=completion_tokens,
-                                      total_tokens=prompt_tokens + completion_tokens)
-            yield ChatGenerationChunk(
-                message=AIMessageChunk(content="", usage_metadata=usage, chunk_position="last",
-                                       response_metadata={"finish_reason": finish_reason,
-                                                          "model_name": Path(self.model_path).name}),
-                generation_info={"finish_reason": finish_reason},
-            )
+        usage = None
+        if completion_tokens is not None:
+            usage = UsageMetadata(input_tokens=prompt_tokens, output_tokens=completion_tokens,
+                                  total_tokens=prompt_tokens + completion_tokens)
+        parsed = ParsedToolCalls(content=text) if tool_names is None else parse_tool_calls(text, tool_names)
+        rest = parsed.content[len(shown):]  # the settled content is always the start of the final one
+        if parsed.tool_calls:
+            finish_reason = "tool_calls"
+        chunk = ChatGenerationChunk(
+            message=AIMessageChunk(content=rest, tool_call_chunks=tool_call_chunks(parsed), usage_metadata=usage,
+                                   chunk_position="last",
+                                   response_metadata={"finish_reason": finish_reason,
+                                                      "model_name": Path(self.model_path).name}),
+            generation_info={"finish_reason": finish_reason},
+        )
+        if run_manager and rest:
+            run_manager.on_llm_new_token(rest, chunk=chunk)
+        yield chunk
 
     def bind_tools(
         self,

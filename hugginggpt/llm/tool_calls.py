@@ -6,6 +6,10 @@ controller must (1) show the tools and past calls to the model in the form it wa
 Hermes-style models often leave them out). A call that cannot be made (unreadable, unknown tool, bad
 arguments) goes to ``AIMessage.invalid_tool_calls`` and its text stays in the content, so an agent
 sees what the model wrote instead of losing it.
+
+A streamed answer shows only the text that is surely content (:func:`settled_content`) while it is
+written, and its calls at the end as ``tool_call_chunks`` (:func:`tool_call_chunks`), so the chunks add
+up to the same message.
 """
 
 from __future__ import annotations
@@ -20,13 +24,17 @@ from typing import Any
 from langchain_core.messages.tool import (
     InvalidToolCall,
     ToolCall,
+    ToolCallChunk,
     invalid_tool_call,
     tool_call,
+    tool_call_chunk,
 )
+from langchain_core.utils.json import parse_partial_json
 
 from hugginggpt.llm.content import content_text as _text
 from hugginggpt.llm.json_text import read_json, strip_fence
 
+_TAG = "<tool_call>"
 _BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
 
 TOOLS_INSTRUCTIONS = (
@@ -193,6 +201,59 @@ def parse_tool_calls(text: str, tool_names: Iterable[str] | None = None) -> Pars
             found, bad = bare
             return ParsedToolCalls(content="" if not bad else text.strip(), tool_calls=found, invalid_tool_calls=bad)
     return ParsedToolCalls(content="".join(kept).strip(), tool_calls=calls, invalid_tool_calls=invalid)
+
+
+def settled_content(text: str, tool_names: Iterable[str] | None = None) -> str:
+    """The start of ``parse_tool_calls(answer, tool_names).content`` that is certain while ``text`` is
+    only the beginning of the answer: what a stream may show before the answer ends.
+
+    That is the text before the first ``<tool_call>`` tag (or the start of one cut off at the end),
+    without the whitespace around it (the content is stripped); nothing while, with tools offered,
+    the answer may still be bare call objects (it opens with ``{``, ``[`` or a code fence). A longer
+    ``text`` settles a longer content, and the final content starts with every one of them.
+    """
+    head = text.lstrip()
+    if tool_names is not None and (not head or head[0] in "{[`"):
+        return ""
+    cut = text.find(_TAG)
+    if cut < 0:  # a tag may be starting at the end
+        start = max(0, len(text) - len(_TAG) + 1)
+        cut = next((i for i in range(start, len(text)) if _TAG.startswith(text[i:])), len(text))
+    return text[:cut].strip()
+
+
+def _read_as_a_call(args: str | None) -> bool:
+    """Whether LangChain reads a tool-call chunk with these ``args`` as a call (``AIMessageChunk``:
+    no args, or args that ``parse_partial_json`` reads as an object), not as an invalid call."""
+    if not args:
+        return True
+    try:
+        return isinstance(parse_partial_json(args), dict)
+    except Exception:  # noqa: BLE001 - LangChain files any failure as an invalid call
+        return False
+
+
+def tool_call_chunks(parsed: ParsedToolCalls) -> list[ToolCallChunk]:
+    """The calls and invalid calls of ``parsed`` as stream chunks that add up to the same calls.
+
+    ``AIMessageChunk`` derives ``tool_calls`` and ``invalid_tool_calls`` from its chunks: args that
+    read as a JSON object make a call, anything else an invalid call, with no error (a chunk has no
+    place for one). So a call carries its args as JSON, and an invalid call what the model wrote, as
+    a JSON string where that text would itself read as an object (an unknown tool, unusable
+    arguments), so that it stays an invalid call. Calls come first, then invalid calls, each list in
+    its order.
+    """
+    chunks = [
+        tool_call_chunk(name=call["name"], args=json.dumps(call["args"], ensure_ascii=False), id=call["id"],
+                        index=index)
+        for index, call in enumerate(parsed.tool_calls)
+    ]
+    for index, call in enumerate(parsed.invalid_tool_calls, start=len(chunks)):
+        args = call["args"]
+        if _read_as_a_call(args):
+            args = json.dumps(args or "", ensure_ascii=False)
+        chunks.append(tool_call_chunk(name=call["name"], args=args, id=call["id"], index=index))
+    return chunks
 
 
 def _arguments(call: dict[str, Any]) -> dict[str, Any]:

@@ -7,6 +7,7 @@ import json
 import pytest
 from langchain_core.messages import (
     AIMessage,
+    AIMessageChunk,
     HumanMessage,
     SystemMessage,
     ToolMessage,
@@ -17,6 +18,8 @@ from hugginggpt.llm.tool_calls import (
     messages_as_text_protocol,
     messages_for_template,
     parse_tool_calls,
+    settled_content,
+    tool_call_chunks,
 )
 
 TOOLS = {"get_weather", "translation"}
@@ -204,3 +207,55 @@ def test_text_protocol_adds_a_system_turn_and_omits_empty_tool_lists():
     with_tools = messages_as_text_protocol(plain, [{"type": "function", "function": {"name": "f"}}])
     assert with_tools[0]["role"] == "system" and '"name": "f"' in with_tools[0]["content"]
     assert messages_as_text_protocol(plain, []) == plain
+
+
+# --- streaming: what may show before the answer ends, and the calls as chunks ---
+
+STREAMED = [
+    "The weather in Paris is sunny.",
+    '  I will check.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>\nDone. ',
+    '{"name": "get_weather", "arguments": {"city": "Paris"}}',
+    '```json\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n```',
+    '[{"name": "get_weather", "arguments": {}}]',
+    '{"answer": "sunny"}',
+    "Use <tool and <tool_cal as words, then <tool_call>{'name': 'translation', 'arguments': {'text': 'hi'}}",
+    '<tool_call>\n{"name": "launch_rockets", "arguments": {}}\n</tool_call> after',
+    'A <tool_call>{"name": "get_weather", "arguments": {"city": "Par',
+    '{"name": "get_weather", "arguments": {}}\nthen I will answer',
+    "<tool_call></tool_call>",
+    "",
+]
+
+
+@pytest.mark.parametrize("names", [TOOLS, None])
+@pytest.mark.parametrize("text", STREAMED)
+def test_settled_content_only_grows_and_starts_the_final_content(text, names):
+    final = parse_tool_calls(text, names).content
+    shown = ""
+    for end in range(len(text) + 1):
+        settled = settled_content(text[:end], names)
+        assert settled.startswith(shown) and final.startswith(settled), (text[:end], settled, final)
+        shown = settled
+
+
+def test_settled_content_shows_text_before_a_call_and_holds_what_may_be_one():
+    assert settled_content("I will check.\n<tool", TOOLS) == "I will check."
+    assert settled_content("I will check.\n<tool_call>{", TOOLS) == "I will check."
+    assert settled_content("Sunny <b>", TOOLS) == "Sunny <b>"
+    assert settled_content('{"name": "get_weather"', TOOLS) == ""  # may be a bare call
+    assert settled_content('{"name": "get_weather"', None) == '{"name": "get_weather"'  # no tools: no bare calls
+
+
+@pytest.mark.parametrize("text", STREAMED)
+def test_tool_call_chunks_add_up_to_the_parsed_calls(text):
+    parsed = parse_tool_calls(text, TOOLS)
+    first = AIMessageChunk(content=parsed.content[:3])
+    last = AIMessageChunk(content=parsed.content[3:], tool_call_chunks=tool_call_chunks(parsed), chunk_position="last")
+    message = first + last
+    assert message.content == parsed.content
+    assert message.tool_calls == parsed.tool_calls  # ids included
+    assert [(c["name"], c["id"]) for c in message.invalid_tool_calls] == [
+        (c["name"], c["id"]) for c in parsed.invalid_tool_calls]
+    for mine, theirs in zip(message.invalid_tool_calls, parsed.invalid_tool_calls, strict=True):
+        # what the model wrote; as a JSON string where it reads as an object (else it would be a call)
+        assert mine["args"] in (theirs["args"], json.dumps(theirs["args"]))
