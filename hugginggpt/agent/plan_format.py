@@ -3,7 +3,6 @@ with its own argument names) and the reading of a plan out of an LLM's free-text
 
 from __future__ import annotations
 
-import json
 from collections.abc import Hashable
 from typing import Any
 

@@ -13,7 +13,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from hugginggpt.agent.demonstrations import DEFAULT_K, select_demonstrations
 from hugginggpt.agent.plan import TaskInfo
 from hugginggpt.agent.request import AgentRequest, trim_history
-from hugginggpt.prompts import load_demonstrations, render_prompt
+from hugginggpt.prompts import render_prompt
 
 
 def format_task_list(tasks: dict[str, TaskInfo]) -> str:
@@ -31,11 +31,6 @@ def format_task_list(tasks: dict[str, TaskInfo]) -> str:
             description = description[:87].rstrip() + "..."
         lines.append(f"- {info.name}({args}){produces}: {description}".rstrip(": "))
     return "\n".join(lines)
-
-
-def usable_demonstrations(tasks: dict[str, TaskInfo]) -> list[dict[str, Any]]:
-    """Demonstrations whose tasks are all available (others would teach the model wrong names)."""
-    return [d for d in load_demonstrations() if all(step["task"] in tasks for step in d["plan"])]
 
 
 def demonstrations_for(user_input: str, tasks: dict[str, TaskInfo], k: int = DEFAULT_K) -> list[dict[str, Any]]:
