@@ -162,7 +162,8 @@ class Trace:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".trace-", suffix=".tmp")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            # A lone surrogate (a model can write one) is not UTF-8: written as its JSON escape it reads back as is.
+            with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as fh:
                 fh.write(payload)
             os.replace(tmp, self.path)
         except BaseException:

@@ -133,6 +133,10 @@ def _load_llama(path: str, n_ctx: int, n_threads: int, n_gpu_layers: int, seed: 
         except (ValueError, RuntimeError, OSError) as exc:
             raise LLMError(f"cannot load GGUF model {path}: {exc}") from None
         _attach_prompt_cache(llama, key[0], n_ctx)
+        if os.environ.get("HUGGINGGPT_GRAMMAR_SAMPLING", "checked") != "full":  # "full": llama-cpp-python's own
+            from hugginggpt.llm.grammar_sampling import check_grammar_after_drawing
+
+            check_grammar_after_drawing(llama)
         if not _LOADED:
             atexit.register(_close_all)
         _LOADED[key] = (llama, FairLock())  # concurrent callers (server runs) are served in arrival order
@@ -195,6 +199,41 @@ def _traced_schema(schema: Any, json_schema: dict[str, Any] | None) -> dict[str,
         return convert_to_json_schema(schema)
     except (ValueError, TypeError):
         return json_schema
+
+
+def _property_names(schema: Any) -> set[str]:
+    """Every property name a JSON schema defines, nested ones included."""
+    names: set[str] = set()
+    if isinstance(schema, dict):
+        properties = schema.get("properties")
+        if isinstance(properties, dict):
+            names.update(properties)
+        for value in schema.values():
+            names |= _property_names(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            names |= _property_names(value)
+    return names
+
+
+def described_schema(messages: list[dict[str, Any]], schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """``messages``, with the JSON schema the answer is held to stated in the system message, unless
+    the prompt already names every field (a prompt that spells out its format is left as it is).
+
+    The grammar only stops what the schema forbids: a model that was not told the fields writes its
+    whole answer into the first string and often repeats itself there until ``max_tokens``.
+    """
+    names = _property_names(schema)
+    text = "\n".join(part.get("text", "") if isinstance(part, dict) else str(part)
+                     for message in messages
+                     for part in (message.get("content") if isinstance(message.get("content"), list)
+                                  else [message.get("content") or ""]))
+    if not names or all(name in text for name in names):
+        return messages
+    hint = "Answer with one JSON object that follows this JSON schema:\n" + json.dumps(schema, ensure_ascii=False)
+    if messages and messages[0].get("role") == "system" and isinstance(messages[0].get("content"), str):
+        return [{**messages[0], "content": messages[0]["content"] + "\n\n" + hint}, *messages[1:]]
+    return [{"role": "system", "content": hint}, *messages]
 
 
 def template_renders_tools(llama: Any) -> bool:
@@ -313,6 +352,9 @@ class LlamaCppChatModel(BaseChatModel):
         its chat template renders the tools when it can, else they go into the system prompt.
         """
         openai = messages_for_template(convert_to_openai_messages(messages))
+        schema = (params.get("response_format") or {}).get("schema")
+        if schema:
+            openai = described_schema(openai, schema)
         tools = params.pop("tools", None) or []
         choice = params.pop("tool_choice", None)
         renders_tools = template_renders_tools(llama)
@@ -449,7 +491,7 @@ class LlamaCppChatModel(BaseChatModel):
         include_raw: bool = False,
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, dict | BaseModel]:
-        """Grammar-constrained JSON for ``schema``.
+        """Grammar-constrained JSON for ``schema``, which the model is told unless the prompt names its fields.
 
         Every method (``json_schema``, ``function_calling``, ``json_mode``) decodes under a grammar:
         with a schema it is the schema's grammar, for ``json_mode`` without one any JSON object.

@@ -35,9 +35,13 @@ async def read_json(request: Request, max_bytes: int) -> Any:
     if not body.strip():
         raise ApiError(400, "empty body: send a JSON object", code="invalid_json")
     try:
-        return json.loads(body)
+        value = json.loads(body)
+        # A \\ud800-style escape decodes to a lone surrogate: not text, and no answer echoing it could be encoded.
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
     except json.JSONDecodeError as exc:
         raise ApiError(400, f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
                        code="invalid_json") from None
-    except UnicodeDecodeError:
-        raise ApiError(400, "malformed JSON: the body is not UTF-8", code="invalid_json") from None
+    except UnicodeError:
+        raise ApiError(400, "malformed JSON: the body is not UTF-8 text (or escapes a lone surrogate such as \\ud800)",
+                       code="invalid_json") from None
+    return value

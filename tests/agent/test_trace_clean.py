@@ -70,3 +70,10 @@ def test_the_written_trace_holds_the_cleaned_data(tmp_path):
     data = json.loads(trace.write().read_text())
     assert data["input"] == "key ***" and data["score"] == "NaN"
     assert data["llm_calls"][0]["prompt"][0]["content"] == "hi" and data["llm_calls"][0]["usage"] == {"input_tokens": 3}
+
+
+def test_a_lone_surrogate_from_a_model_is_written_and_read_back(tmp_path):
+    trace = Trace(tmp_path / "trace.json")
+    trace.set("output", "half an emoji: \ud83d and more")  # what a model's broken text can hold
+    written = json.loads(trace.write().read_text(encoding="utf-8"))
+    assert written["output"] == "half an emoji: \ud83d and more"

@@ -9,7 +9,8 @@ catching their failures:
   instead of a call). Tool calling is covered by tests/llm/test_llamacpp.py with Qwen2.5.
 - ``supports_image_inputs`` and the other media flags keep their default, False: a text-only model.
 - ``supports_model_override = False``: a call cannot switch to other weights (one model, one file).
-- ``supports_json_mode = False``: the model loops inside a free-form JSON string (see the property).
+- ``supports_json_mode = False`` and ``has_structured_output = False``: the model loops inside a JSON
+  string (see the properties). Those tests run on Qwen2.5-Coder-0.5B (``TestLlamaCppStructuredOutput``).
 """
 
 from __future__ import annotations
@@ -64,23 +65,54 @@ class TestLlamaCppChatModelIntegration(ChatModelIntegrationTests):
         # schema is exercised by tests/llm/test_llamacpp.py::test_dict_schema_json_mode_and_stop.
         return False
 
-    # The same 135M limit under the Joke schema: on some CPUs (seen on AMD EPYC with a fresh
-    # llama-cpp-python 0.3.36 build, with and without this session's streaming change) it repeats
-    # one clause inside "setup" until max_tokens, on others it answers. Not strict: a pass is a pass.
-    # Structured output itself is asserted by tests/llm/test_llamacpp.py and tests/agent/test_gguf_e2e.py.
-    _LOOPS = pytest.mark.xfail(reason="SmolLM2-135M may loop inside a JSON string under the Joke schema "
-                                      "(CPU-dependent tokens)", strict=False)
+    @property
+    def has_structured_output(self) -> bool:
+        # Under the Joke schema the 135M model writes its joke into "setup" and repeats one clause there
+        # until max_tokens, even when told the schema (on AMD EPYC with llama-cpp-python 0.3.36; other CPUs
+        # may decode other tokens). The structured-output tests run on Qwen2.5-Coder-0.5B below.
+        return False
 
-    @_LOOPS
+
+class _QwenStandardTests(ChatModelIntegrationTests):
+    """langchain-tests' integration suite configured for Qwen2.5-Coder-0.5B (not collected: no ``Test``
+    prefix); ``TestLlamaCppStructuredOutput`` runs its structured-output tests."""
+
+    @property
+    def chat_model_class(self) -> type[LlamaCppChatModel]:
+        return LlamaCppChatModel
+
+    @property
+    def chat_model_params(self) -> dict[str, Any]:
+        return {"model_path": gguf_or_skip("qwen2.5-coder-0.5b"), "n_ctx": 2048}
+
+    @property
+    def supports_json_mode(self) -> bool:
+        # JSON mode leaves the format to the prompt; the 0.5B model told "a JSON with 'setup' and 'punchline'
+        # keys" repeats a clause inside "setup" until max_tokens on AMD EPYC. Told the schema itself (what
+        # ``with_structured_output`` does when the prompt does not name the fields) it answers in both fields.
+        return False
+
+
+@pytest.mark.slow
+class TestLlamaCppStructuredOutput:
+    """The standard structured-output and JSON-mode tests, on a model that can write a joke in two fields."""
+
+    standard = _QwenStandardTests()
+
+    @pytest.fixture(scope="class")
+    def model(self) -> LlamaCppChatModel:
+        return LlamaCppChatModel(**{**self.standard.standard_chat_model_params, **self.standard.chat_model_params})
+
     @pytest.mark.parametrize("schema_type", ["pydantic", "typeddict", "json_schema"])
     def test_structured_output(self, model: Any, schema_type: Any) -> None:
-        super().test_structured_output(model, schema_type)
+        self.standard.test_structured_output(model, schema_type)
 
-    @_LOOPS
     @pytest.mark.parametrize("schema_type", ["pydantic", "typeddict", "json_schema"])
     async def test_structured_output_async(self, model: Any, schema_type: Any) -> None:
-        await super().test_structured_output_async(model, schema_type)
+        await self.standard.test_structured_output_async(model, schema_type)
 
-    @_LOOPS
+    def test_structured_output_pydantic_2_v1(self, model: Any) -> None:
+        self.standard.test_structured_output_pydantic_2_v1(model)
+
     def test_structured_output_optional_param(self, model: Any) -> None:
-        super().test_structured_output_optional_param(model)
+        self.standard.test_structured_output_optional_param(model)

@@ -156,6 +156,9 @@ BAD_INPUT = [
     ("/runs", json.dumps({"input": ""}).encode(), "'input' is empty"),
     ("/runs", json.dumps({"input": "x", "agent": "nope"}).encode(), "unknown agent"),
     ("/runs", json.dumps([1, 2]).encode(), "JSON object"),
+    ("/runs", b'{"input": "Say \\ud800 hello"}', "lone surrogate"),  # valid JSON, but not encodable text
+    ("/v1/chat/completions", b'{"messages": [{"role": "user", "content": "\\udfff"}]}', "lone surrogate"),
+    ("/runs", b'{"input": "\xff\xfe"}', "not UTF-8"),
 ]
 
 

@@ -1,0 +1,94 @@
+"""Grammar-constrained sampling that checks the grammar on the drawn token first, as llama.cpp's own
+``common_sampler`` does.
+
+llama-cpp-python puts the grammar first in its sampler chain, so every generated token costs a grammar
+check of the whole vocabulary (about 150,000 entries for Qwen2.5) before top-k: on two CPU cores that
+doubled the time per token of a constrained plan. Here a token is drawn by the same chain without the
+grammar, and only that token is checked; when the grammar rejects it, the token is drawn again among
+the tokens the grammar allows. Rejection followed by a draw from the allowed tokens gives each allowed
+token p / P(allowed): the same distribution as applying the grammar first.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from typing import Any
+
+import llama_cpp
+import numpy as np
+from llama_cpp import _internals
+
+_TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)])
+
+
+class GrammarCheckedSampler:
+    """Stands in for llama-cpp-python's ``LlamaSampler`` while one grammar-constrained completion runs."""
+
+    def __init__(self, llama: Any, free: _internals.LlamaSampler, grammar: _internals.LlamaSampler):
+        self.llama = llama
+        self.free = free  # the configured chain (penalties, top-k/p, temperature, draw) without the grammar
+        self.grammar = grammar  # a chain holding only the grammar: its state follows the accepted tokens
+        self._one = (llama_cpp.llama_token_data * 1)()
+        self._one_array = llama_cpp.llama_token_data_array(data=self._one, size=1, selected=-1, sorted=False)
+        self.drawn = 0
+        self.redrawn = 0
+
+    def sample(self, ctx: Any, idx: int = -1) -> int:
+        token = llama_cpp.llama_sampler_sample(self.free.sampler, ctx.ctx, idx)
+        self.drawn += 1
+        if not self._allowed(token):
+            token = self._draw_allowed(ctx, idx)
+            self.redrawn += 1
+        llama_cpp.llama_sampler_accept(self.grammar.sampler, token)
+        return token
+
+    def _allowed(self, token: int) -> bool:
+        self._one[0].id, self._one[0].logit, self._one[0].p = token, 0.0, 0.0
+        self._one_array.size, self._one_array.selected, self._one_array.sorted = 1, -1, False
+        llama_cpp.llama_sampler_apply(self.grammar.sampler, ctypes.byref(self._one_array))
+        return not math.isinf(self._one[0].logit)
+
+    def _draw_allowed(self, ctx: Any, idx: int) -> int:
+        """Draw among the whole vocabulary with the grammar applied first (the slow path, rarely taken)."""
+        n_vocab = self.llama.n_vocab()
+        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx.ctx, idx), shape=(n_vocab,))
+        data = (llama_cpp.llama_token_data * n_vocab)()
+        view = np.frombuffer(data, dtype=_TOKEN_DATA)
+        view["id"] = np.arange(n_vocab, dtype=np.int32)
+        view["logit"] = logits
+        view["p"] = 0.0
+        candidates = llama_cpp.llama_token_data_array(data=data, size=n_vocab, selected=-1, sorted=False)
+        llama_cpp.llama_sampler_apply(self.grammar.sampler, ctypes.byref(candidates))
+        llama_cpp.llama_sampler_apply(self.free.sampler, ctypes.byref(candidates))
+        if candidates.selected < 0:  # a chain that does not select: the most likely allowed token
+            return int(view["id"][int(np.argmax(view["logit"][: candidates.size]))])
+        return int(data[candidates.selected].id)
+
+    # LlamaSampler's other methods, for anything in llama-cpp-python that calls them
+    def accept(self, token: int) -> None:
+        llama_cpp.llama_sampler_accept(self.free.sampler, token)
+        llama_cpp.llama_sampler_accept(self.grammar.sampler, token)
+
+    def reset(self) -> None:
+        llama_cpp.llama_sampler_reset(self.free.sampler)
+        llama_cpp.llama_sampler_reset(self.grammar.sampler)
+
+    def close(self) -> None:
+        self.free.close()
+        self.grammar.close()
+
+
+def check_grammar_after_drawing(llama: Any) -> None:
+    """Make ``llama`` (a ``llama_cpp.Llama``) sample grammar-constrained completions the checked way."""
+    original = llama._init_sampler
+
+    def init_sampler(*args: Any, grammar: Any = None, **kwargs: Any) -> Any:
+        free = original(*args, grammar=None, **kwargs)
+        if grammar is None:
+            return free
+        only_grammar = _internals.LlamaSampler()
+        only_grammar.add_grammar(llama._model, grammar)
+        return GrammarCheckedSampler(llama, free, only_grammar)
+
+    llama._init_sampler = init_sampler
