@@ -31,6 +31,10 @@ import httpx
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))  # run as `python benchmarks/<name>.py` from a checkout
 
+#: Unseen by the wave and by each other (no cached state of either request): one for the warm server
+#: alone, one for a cold process; the same shape of plan.
+FRESH = ["Describe the picture harbour.png and read that description out loud",
+         "Tell me what the photo garden.jpg shows, and say it aloud as speech"]
 REQUESTS = ["Describe the image example.jpg, then read the description aloud",
             "Translate 'good morning' to French and read it aloud",
             "Summarize this text and answer: what is the capital of France? Paris is the capital of France."]
@@ -148,15 +152,20 @@ def gguf(path: str, n: int, concurrency: int, port: int) -> dict:
             t0 = time.perf_counter()
             latencies = asyncio.run(wave())
             wall = time.perf_counter() - t0
+            t0 = time.perf_counter()  # a new request, alone on the warm server
+            httpx.post(url + "/tasks", json={"messages": [{"role": "user", "content": FRESH[0]}]},
+                       timeout=1800).raise_for_status()
+            warm_single = time.perf_counter() - t0
         finally:
             server.terminate()
             server.wait(timeout=60)
-    cold = subprocess.run([sys.executable, "-c", COLD, f"gguf:{path}", REQUESTS[0]], capture_output=True, text=True,
+    cold = subprocess.run([sys.executable, "-c", COLD, f"gguf:{path}", FRESH[1]], capture_output=True, text=True,
                           env=env, cwd=ROOT.parent)
     cold_s = float(cold.stdout.strip().splitlines()[-1]) if cold.returncode == 0 else float("nan")
     return {"mode": "gguf", "model": Path(path).name, "requests": n, "concurrency": concurrency,
             "server_startup_s": startup, "wall_s": wall, "requests_per_min": 60 * n / wall,
-            **{f"{k}_s": v for k, v in percentiles(latencies).items()}, "cold_cli_plan_s": cold_s}
+            **{f"{k}_s": v for k, v in percentiles(latencies).items()},
+            "warm_server_plan_s": warm_single, "cold_cli_plan_s": cold_s}
 
 
 def main() -> None:

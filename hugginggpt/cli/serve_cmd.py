@@ -56,7 +56,7 @@ def server_settings(args: argparse.Namespace, settings: Any) -> Any:
     options: dict[str, Any] = {"runs_dir": Path(runs_dir)} if runs_dir else {}
     try:
         return ServerSettings(host=args.host, port=args.port, api_key=ServerSettings.key_from_env(args.api_key),
-                              default_agent=settings.agent, max_active=args.max_active, max_queued=args.max_queued,
+                              max_active=args.max_active, max_queued=args.max_queued,
                               request_timeout=args.timeout, keep_runs_s=args.keep_runs,
                               max_upload_bytes=int(args.max_upload_mb * (1 << 20)),
                               cors_origins=tuple(args.cors_origin), **options)

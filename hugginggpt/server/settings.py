@@ -25,7 +25,6 @@ class ServerSettings:
     port: int = 8000
     api_key: str | None = None
     runs_dir: Path = field(default_factory=lambda: Path(os.environ.get("HUGGINGGPT_HOME", "hugginggpt-runs")) / "server")
-    default_agent: str = "global"
     max_active: int = 4
     max_queued: int = 32
     request_timeout: float = 600.0

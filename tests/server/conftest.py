@@ -65,8 +65,7 @@ def make_server(tmp_path, recorder) -> Iterator[Callable[..., LiveServer]]:
                  "react": lambda: ReActAgent(llm, chosen),
                  "tools": lambda: FunctionCallingAgent(llm, chosen)}
         pool = AgentPool({name: build[name]() for name in agents}, default=agents[0])
-        settings = ServerSettings(**{"runs_dir": tmp_path / f"runs-{len(started)}", "default_agent": agents[0],
-                                     **overrides})
+        settings = ServerSettings(**{"runs_dir": tmp_path / f"runs-{len(started)}", **overrides})
         server = LiveServer(create_app(settings, pool)).__enter__()
         server.settings = settings
         server.llm = llm
