@@ -329,6 +329,51 @@ class LlamaCppChatModel(BaseChatModel):
         self._client()
         return self
 
+    def answer_scores(self, messages: list[BaseMessage], answers: Sequence[str]) -> list[float]:
+        """The log-probability that the model's whole reply to ``messages`` is each of ``answers``.
+
+        One pass over the prompt, then each answer's tokens are read after it (a few tokens each): the
+        exact likelihoods, not a sampled reply. Needs the GGUF's own chat template, which renders the
+        prompt up to where the reply starts.
+        """
+        import numpy as np
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        llama, lock = self._client()
+        template = (llama.metadata or {}).get("tokenizer.chat_template")
+        if not template:
+            raise LLMError(f"{Path(self.model_path).name} has no chat template to score answers with")
+
+        def text(token: int) -> str:
+            return llama._model.token_get_text(token) if token != -1 else ""
+
+        formatter = Jinja2ChatFormatter(template=template, eos_token=text(llama.token_eos()),
+                                        bos_token=text(llama.token_bos()))
+        prompt = formatter(messages=messages_for_template(convert_to_openai_messages(messages))).prompt
+        prompt_tokens = llama.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)  # BOS if the model wants one
+        candidates = [llama.tokenize(answer.encode("utf-8"), add_bos=False, special=False) for answer in answers]
+        if len(prompt_tokens) + max(map(len, candidates), default=0) >= self.n_ctx:
+            raise LLMError(f"the prompt and answers are longer than the context ({self.n_ctx} tokens)")
+
+        def log_probs() -> Any:
+            logits = np.ctypeslib.as_array(llama._ctx.get_logits_ith(-1), shape=(llama.n_vocab(),)).astype(np.float64)
+            return logits - (logits.max() + np.log(np.exp(logits - logits.max()).sum()))
+
+        with lock:
+            llama.reset()
+            llama.eval(prompt_tokens)
+            first = log_probs()
+            scores = []
+            for tokens in candidates:
+                total = float(first[tokens[0]]) if tokens else float("-inf")
+                for previous, token in zip(tokens, tokens[1:]):
+                    llama.eval([previous])
+                    total += float(log_probs()[token])
+                llama.n_tokens = len(prompt_tokens)  # back to the end of the prompt for the next answer
+                scores.append(total)
+            llama._requires_eval = True  # the logits are an answer's: the next completion reads its prompt again
+        return scores
+
     def _client(self) -> tuple[Any, threading.Lock]:
         extra = self.extra_buffers if self.extra_buffers is not None else not cpu_reports_amx()
         return _load_llama(self.model_path, self.n_ctx, self.n_threads, self.n_gpu_layers, self.seed, extra)

@@ -138,3 +138,41 @@ def test_the_controllers_own_model_serves_text_tasks_without_a_second_copy(tmp_p
     generated = executor.run(_call(tmp_path, "text-generation", text="Write one sentence about the sea.",
                                    max_new_tokens=24))
     assert generated["text"].strip()
+
+
+def test_zero_shot_prompt_lists_the_labels_once_and_refuses_none(tmp_path):
+    call = _call(tmp_path, "zero-shot-classification", text="Great match!", candidate_labels=["sports", " sports", "art"])
+    (system, instructions), (human, text) = gguf_text.messages(call)
+    assert system == "system" and "label" in instructions and human == "human"
+    assert text == "Labels:\n- sports\n- art\n\nText: Great match!"
+    with pytest.raises(Exception, match="candidate_labels is empty"):
+        gguf_text.messages(_call(tmp_path, "zero-shot-classification", text="x", candidate_labels=[" "]))
+
+
+@pytest.mark.slow
+def test_zero_shot_classification_scores_every_label_on_the_controller_model(tmp_path):
+    from pathlib import Path
+
+    from pydantic import BaseModel
+
+    model = gguf_text.load(Path(gguf_or_skip("qwen2.5-coder-1.5b")))
+    topics = ["politics", "sports", "cooking", "technology"]
+    cases = {"Preheat the oven and whisk two eggs with sugar.": "cooking",
+             "The new phone has a faster chip and a better camera.": "technology",
+             "I loved this film, the acting was wonderful.": "positive"}
+    for text, expected in cases.items():
+        labels = ["negative", "positive"] if expected == "positive" else topics
+        result = gguf_text.infer(model, _call(tmp_path, "zero-shot-classification", text=text, candidate_labels=labels))
+        rows = result["data"]
+        assert sorted(row["label"] for row in rows) == sorted(labels)
+        assert abs(sum(row["score"] for row in rows) - 1) < 1e-6
+        assert [row["score"] for row in rows] == sorted((row["score"] for row in rows), reverse=True)
+        assert rows[0]["label"] == expected and rows[0]["score"] > 0.5, rows
+        assert result["text"].startswith(expected)
+
+    class Answer(BaseModel):
+        city: str
+
+    # Scoring moved the shared context: the next completion on the same Llama still reads its own prompt.
+    after = model.chat.with_structured_output(Answer).invoke("What is the capital of France? Answer with the city.")
+    assert "paris" in after.city.lower()

@@ -5,6 +5,8 @@ dropped the summarization, translation and text2text pipelines: on a CPU an inst
 is the fast path for text-generation, conversational, summarization, translation,
 text2text-generation and question-answering. Each task is one chat prompt whose instructions
 come first (the prompt state cache then keeps them evaluated) and the call's text last.
+zero-shot-classification asks which label fits and scores every label by the probability that the
+model's reply is that label (``LlamaCppChatModel.answer_scores``), normalised over the labels.
 
 A GGUF model is named as ``gguf:PATH``, as a path ending in ``.gguf``, as a catalog id whose
 registered path is a GGUF file (``--local-model summarization=gguf:PATH``, the controller's own
@@ -18,6 +20,7 @@ here and a model folder to its usual handler.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -27,12 +30,14 @@ from hugginggpt.tools.executors.local_tasks.common import (
     LoadOptions,
     TaskHandler,
     arg,
+    as_list,
     required,
     task_name,
+    top_label_text,
 )
 
 TASKS = ("text-generation", "conversational", "summarization", "translation", "text2text-generation",
-         "question-answering")
+         "question-answering", "zero-shot-classification")
 PREFIX = "gguf:"
 #: Context size of a GGUF loaded for tasks alone (one already loaded keeps its own).
 TASK_N_CTX = 4096
@@ -53,6 +58,8 @@ SYSTEM = {
     "question-answering": "You answer questions from a context. Reply with the shortest answer that the "
                           "context supports, in its own words where possible, and nothing else. If the "
                           "context does not answer the question, reply exactly: unanswerable",
+    "zero-shot-classification": "You classify texts. Reply with the one label from the user's list that fits "
+                                "their text best, written exactly as in the list, and nothing else.",
 }
 DEFAULT_MAX_TOKENS = {"summarization": 160, "translation": 512, "question-answering": 64}
 
@@ -181,11 +188,44 @@ def messages(call: Any) -> list[tuple[str, str]]:
     if task == "question-answering":
         question, context = required(call, "question"), required(call, "context")
         return [("system", SYSTEM[task]), ("human", f"Context:\n{context}\n\nQuestion: {question}")]
+    if task == "zero-shot-classification":
+        labels = "\n".join(f"- {label}" for label in candidate_labels(call))
+        return [("system", SYSTEM[task]), ("human", f"Labels:\n{labels}\n\nText: {required(call, 'text')}")]
     return [("human", required(call, "text"))]  # text-generation, conversational, text2text-generation
+
+
+def candidate_labels(call: Any) -> list[str]:
+    labels = list(dict.fromkeys(str(label).strip() for label in as_list(required(call, "candidate_labels"))))
+    labels = [label for label in labels if label]
+    if not labels:
+        raise TaskError(task_name(call), "candidate_labels is empty")
+    return labels
+
+
+def classify(model: GGUFTextModel, call: Any) -> dict[str, Any]:
+    """Every label scored by the probability that the reply is that label, among the labels."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from hugginggpt.errors import LLMError
+
+    labels = candidate_labels(call)
+    kinds = {"system": SystemMessage, "human": HumanMessage}
+    prompt = [kinds[role](text) for role, text in messages(call)]
+    try:
+        log_probs = model.chat.answer_scores(prompt, labels)
+    except LLMError as exc:
+        raise TaskError(task_name(call), str(exc)) from None
+    top = max(log_probs)
+    weights = [math.exp(value - top) for value in log_probs]
+    rows = sorted(({"label": label, "score": weight / sum(weights)} for label, weight in zip(labels, weights)),
+                  key=lambda row: -row["score"])
+    return {"text": top_label_text(rows), "data": rows}
 
 
 def infer(model: GGUFTextModel, call: Any) -> dict[str, Any]:
     task = task_name(call)
+    if task == "zero-shot-classification":
+        return classify(model, call)
     max_tokens = int(arg(call, "max_new_tokens", DEFAULT_MAX_TOKENS.get(task, 256)))
     answer = model.chat.invoke(messages(call), max_tokens=max_tokens)
     text = str(answer.content).strip()
