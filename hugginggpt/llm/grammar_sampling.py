@@ -61,22 +61,7 @@ class GrammarCheckedSampler:
         candidates = llama_cpp.llama_token_data_array(data=data, size=n_vocab, selected=-1, sorted=False)
         llama_cpp.llama_sampler_apply(self.grammar.sampler, ctypes.byref(candidates))
         llama_cpp.llama_sampler_apply(self.free.sampler, ctypes.byref(candidates))
-        if candidates.selected < 0:  # a chain that does not select: the most likely allowed token
-            return int(view["id"][int(np.argmax(view["logit"][: candidates.size]))])
-        return int(data[candidates.selected].id)
-
-    # LlamaSampler's other methods, for anything in llama-cpp-python that calls them
-    def accept(self, token: int) -> None:
-        llama_cpp.llama_sampler_accept(self.free.sampler, token)
-        llama_cpp.llama_sampler_accept(self.grammar.sampler, token)
-
-    def reset(self) -> None:
-        llama_cpp.llama_sampler_reset(self.free.sampler)
-        llama_cpp.llama_sampler_reset(self.grammar.sampler)
-
-    def close(self) -> None:
-        self.free.close()
-        self.grammar.close()
+        return int(data[candidates.selected].id)  # the chain ends with a draw (or greedy pick): it selects
 
 
 def check_grammar_after_drawing(llama: Any) -> None:

@@ -29,6 +29,7 @@ from langchain_core.messages import (
     AIMessage,
     AIMessageChunk,
     BaseMessage,
+    MessageLikeRepresentation,
     convert_to_openai_messages,
 )
 from langchain_core.messages.ai import UsageMetadata
@@ -44,6 +45,7 @@ from langchain_core.utils.pydantic import is_basemodel_subclass
 from pydantic import BaseModel, Field
 
 from hugginggpt.errors import LLMError
+from hugginggpt.llm.content import content_text
 from hugginggpt.llm.fair_lock import FairLock
 from hugginggpt.llm.tool_calls import (
     ParsedToolCalls,
@@ -224,10 +226,7 @@ def described_schema(messages: list[dict[str, Any]], schema: dict[str, Any]) -> 
     whole answer into the first string and often repeats itself there until ``max_tokens``.
     """
     names = _property_names(schema)
-    text = "\n".join(part.get("text", "") if isinstance(part, dict) else str(part)
-                     for message in messages
-                     for part in (message.get("content") if isinstance(message.get("content"), list)
-                                  else [message.get("content") or ""]))
+    text = "\n".join(content_text(message.get("content")) for message in messages)
     if not names or all(name in text for name in names):
         return messages
     hint = "Answer with one JSON object that follows this JSON schema:\n" + json.dumps(schema, ensure_ascii=False)
@@ -329,7 +328,7 @@ class LlamaCppChatModel(BaseChatModel):
         self._client()
         return self
 
-    def answer_scores(self, messages: list[BaseMessage], answers: Sequence[str]) -> list[float]:
+    def answer_scores(self, messages: Sequence[MessageLikeRepresentation], answers: Sequence[str]) -> list[float]:
         """The log-probability that the model's whole reply to ``messages`` is each of ``answers``.
 
         One pass over the prompt, then each answer's tokens are read after it (a few tokens each): the

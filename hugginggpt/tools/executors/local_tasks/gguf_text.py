@@ -204,15 +204,11 @@ def candidate_labels(call: Any) -> list[str]:
 
 def classify(model: GGUFTextModel, call: Any) -> dict[str, Any]:
     """Every label scored by the probability that the reply is that label, among the labels."""
-    from langchain_core.messages import HumanMessage, SystemMessage
-
     from hugginggpt.errors import LLMError
 
     labels = candidate_labels(call)
-    kinds = {"system": SystemMessage, "human": HumanMessage}
-    prompt = [kinds[role](text) for role, text in messages(call)]
     try:
-        log_probs = model.chat.answer_scores(prompt, labels)
+        log_probs = model.chat.answer_scores(messages(call), labels)
     except LLMError as exc:
         raise TaskError(task_name(call), str(exc)) from None
     top = max(log_probs)
