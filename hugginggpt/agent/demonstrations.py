@@ -1,12 +1,20 @@
-"""Few-shot demonstrations chosen per request: the pool's examples most similar to the request (BM25).
+"""Few-shot demonstrations: a fixed, diverse set that every request sees, then the pool's examples
+most similar to the request (BM25).
 
 HuggingGPT found that a few diverse demonstrations help a planner more than many (gains stop at
-about four). A small model copies the shape of the examples it sees, so the examples should look
-like the request: a chain for a chain, the same kinds of tasks. The pool (``prompts/demonstrations.json``,
-written by hand, not taken from any benchmark) covers every task the Hugging Face domain uses and
-the common chains and graphs. Only examples whose tasks are all available are candidates.
-Selection is deterministic: BM25 score, then pool order; no two chosen examples plan the same task
-sequence; the most similar example comes last, next to the request.
+about four), and a small model copies the shape of the examples it sees, so the last example should
+look like the request: a chain for a chain, the same kinds of tasks. The pool
+(``prompts/demonstrations.json``, written by hand, not taken from any benchmark) covers every task the
+Hugging Face domain uses and the common chains and graphs.
+
+The examples marked ``"fixed": true`` (single, chain and graph plans; the task kinds small models
+confuse) come first, in pool order, and are the same for every request: they belong to the prompt's
+static prefix, whose evaluated state llama.cpp keeps (``llm/prompt_cache.py``), so they cost no prompt
+reading per request. Only ``k`` examples per request are new tokens to read.
+
+Only examples whose tasks are all available are candidates. Selection is deterministic: BM25 score,
+then pool order; no chosen example plans the same task sequence as another; the most similar one
+comes last, next to the request.
 """
 
 from __future__ import annotations
@@ -18,8 +26,8 @@ from typing import Any
 
 from hugginggpt.prompts import load_demonstrations
 
-DEFAULT_K = 4
-"""How many demonstrations a request gets (HuggingGPT: more diverse examples help up to about four)."""
+DEFAULT_K = 1
+"""How many demonstrations are chosen per request, after the fixed ones."""
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOPWORDS = frozenset(
@@ -48,25 +56,25 @@ class DemoSelector:
         self.index = BM25Okapi(corpus)
 
     def select(self, request: str, available: Collection[str], k: int = DEFAULT_K) -> list[dict[str, Any]]:
-        """Up to ``k`` usable demonstrations for ``request``, least similar first."""
-        if k <= 0:
-            return []
+        """The fixed usable demonstrations, then up to ``k`` more for ``request``, the most similar last."""
         usable = [i for i, d in enumerate(self.pool) if all(step["task"] in available for step in d["plan"])]
-        if not usable:
-            return []
-        scores = self.index.get_scores(tokens(request) or ["_"])
-        ranked = sorted(usable, key=lambda i: (-scores[i], i))
+        fixed = [i for i in usable if self.pool[i].get("fixed")]
+        shapes = {_shape(self.pool[i]) for i in fixed}
         chosen: list[int] = []
-        shapes: set[tuple[str, ...]] = set()
-        for i in ranked:
-            shape = tuple(step["task"] for step in self.pool[i]["plan"])
-            if shape in shapes:
-                continue
-            chosen.append(i)
-            shapes.add(shape)
-            if len(chosen) == k:
-                break
-        return [self.pool[i] for i in reversed(chosen)]
+        if k > 0 and usable:
+            scores = self.index.get_scores(tokens(request) or ["_"])
+            for i in sorted((i for i in usable if i not in fixed), key=lambda i: (-scores[i], i)):
+                if _shape(self.pool[i]) in shapes:
+                    continue
+                chosen.append(i)
+                shapes.add(_shape(self.pool[i]))
+                if len(chosen) == k:
+                    break
+        return [self.pool[i] for i in [*fixed, *reversed(chosen)]]
+
+
+def _shape(demo: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(step["task"] for step in demo["plan"])
 
 
 @cache
@@ -76,5 +84,5 @@ def default_selector() -> DemoSelector:
 
 
 def select_demonstrations(request: str, available: Collection[str], k: int = DEFAULT_K) -> list[dict[str, Any]]:
-    """The shipped pool's ``k`` demonstrations most similar to ``request`` that use only ``available`` tasks."""
+    """The shipped pool's fixed demonstrations and the ``k`` most similar to ``request``, using only ``available`` tasks."""
     return default_selector().select(request, available, k)

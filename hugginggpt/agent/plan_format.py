@@ -1,5 +1,11 @@
 """The plan's format as the planner writes it: its JSON schema (task names as an enum, each task
-with its own argument names) and the reading of a plan out of an LLM's free-text answer."""
+with its own argument names), a plan written that way (for demonstrations), and the reading of a
+plan out of an LLM's free-text answer.
+
+A planner writes ``{"task", "id", "args"}`` per step: HuggingGPT's ``dep`` list is left out, because
+validation rebuilds it from the ``<resource>-N`` references anyway (``plan_repair.py``); a ``dep``
+that a planner writes regardless is read and ignored the same way.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ from typing import Any
 from hugginggpt.agent.plan import MAX_TASKS, TaskInfo
 from hugginggpt.errors import PlanError
 from hugginggpt.llm.json_text import find_json
+from hugginggpt.tools.schemas import PLAN_STEP_KEYS, step_schema
 
 
 def _arg_schema(kind: str, choices: tuple[str, ...] | None) -> dict[str, Any]:
@@ -52,25 +59,18 @@ def _tool_steps_schema(tasks: dict[str, TaskInfo]) -> dict[str, Any]:
         if info.args:
             args["properties"] = {a.name: _arg_schema(a.kind, info.choices.get(a.name)) for a in info.args}
             args["required"] = [a.name for a in info.args if a.required]
-        variants.append(
-            {
-                "type": "object",
-                "properties": {
-                    "task": {"type": "string", "enum": [info.name]},
-                    "id": {"type": "integer"},
-                    "dep": {"type": "array", "items": {"type": "integer"}},
-                    "args": args,
-                },
-                "required": ["task", "id", "dep", "args"],
-                "additionalProperties": False,
-            }
-        )
+        variants.append(step_schema(info.name, args))
     return {"anyOf": variants}
 
 
 def plan_schema_key(tasks: dict[str, TaskInfo]) -> Hashable:
     """What ``plan_schema(tasks)`` depends on, cheaper to compute than the schema itself."""
     return ("plan", tuple((t.name, t.in_table, t.args, tuple(t.choices.items())) for t in tasks.values()))
+
+
+def written_plan(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``steps`` (HuggingGPT plan steps) as the planner is asked to write them: ``task``, ``id``, ``args``."""
+    return [{key: step[key] for key in PLAN_STEP_KEYS if key in step} for step in steps]
 
 
 # The one lenient JSON reader lives in hugginggpt/llm/json_text.py.

@@ -24,6 +24,8 @@ from hugginggpt.agent.plan import (
     TaskInfo,
     canonical_refs,
 )
+from hugginggpt.agent.task_swaps import swap_misread_tasks
+from hugginggpt.agent.unrequested import drop_unrequested_leaves
 from hugginggpt.errors import PlanError
 from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES
 
@@ -68,6 +70,7 @@ class _Validator:
         self.max_tasks = max_tasks
         self.repairs: list[Repair] = []
         self.rejected: set[int] = set()
+        self.dep_written: set[int] = set()  # tasks whose answer had a "dep" list (a planner need not write one)
 
     def note(self, task_id: Any, reason: str) -> None:
         self.repairs.append({"task_id": task_id, "reason": reason})
@@ -78,7 +81,9 @@ class _Validator:
         items = [t for t in items if t.id not in self.rejected]
         _ReferenceRepair(self, items, request).run()
         if request is not None:
+            swap_misread_tasks(items, self.known, request, request_files(request)["image"], self.note)
             relink_skipped_steps(self, items)
+            items = drop_unrequested_leaves(items, self.known, request, self.note)
         ids = {t.id for t in items} | self.rejected
         for t in items:
             missing = sorted(n for n in t.references() if n not in ids and n != t.id)
@@ -134,6 +139,8 @@ class _Validator:
                 latest[written] = task_id
             seen.add(task_id)
             dep = [d for d in (_as_int(x) for x in _as_list(item.get("dep"))) if d is not None]
+            if "dep" in item:
+                self.dep_written.add(task_id)
             tasks.append(PlanTask(task=str(item["task"]).strip(), id=task_id, dep=dep, args=args))
         return tasks
 
@@ -214,7 +221,7 @@ class _Validator:
     def rebuild_dep(self, t: PlanTask) -> None:
         used = sorted(t.references())
         stated = sorted({d for d in t.dep if d != -1})
-        if stated != used:
+        if stated != used and t.id in self.dep_written:
             self.note(t.id, f"dep {stated} rebuilt as {used} from the <resource>-N references in its arguments")
         t.dep = used
 
@@ -432,6 +439,9 @@ def validate_plan(raw: Any, known: dict[str, TaskInfo], request: str | None = No
     request never mentions, or a text argument that is a placeholder for an earlier result, becomes
     ``<resource>-N`` of the nearest earlier task producing that kind; a reference to the task itself
     or to no task goes to that producer, else to the one file of that kind the request names.
+    It also lets a question-answering on an invented context become visual-question-answering
+    (``task_swaps.py``) and drops media-making leaf steps of a kind the request never mentions
+    (``unrequested.py``).
 
     Returns the plan (only tasks that can run) and the repairs made. Raises ``PlanError`` only
     when ``raw`` is not a plan at all (e.g. a number, or a list of strings is fine: entries dropped).

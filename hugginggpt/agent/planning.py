@@ -125,7 +125,8 @@ async def aplan_request(
     """Plan ``user_input`` with ``llm``: the plan, repairs, raw answers and token usage.
 
     ``constrained``: the agent's cache of constrained LLMs, so the plan schema's is built once.
-    ``demonstrations``: how many few-shot examples the prompt shows (chosen per request).
+    ``demonstrations``: how many few-shot examples are chosen for this request, after the pool's
+    fixed ones that every request sees (``agent/demonstrations.py``).
     """
     usage = UsageCounter()
     config = ensure_config(config)

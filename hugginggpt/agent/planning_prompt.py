@@ -12,6 +12,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 
 from hugginggpt.agent.demonstrations import DEFAULT_K, select_demonstrations
 from hugginggpt.agent.plan import TaskInfo
+from hugginggpt.agent.plan_format import written_plan
 from hugginggpt.agent.request import AgentRequest, trim_history
 from hugginggpt.prompts import render_prompt
 
@@ -52,7 +53,7 @@ def planning_messages(
     messages: list[BaseMessage] = [SystemMessage(render_prompt("planning", tasks=format_task_list(tasks)))]
     for demo in demonstrations_for(user_input, tasks, demonstrations):
         messages.append(HumanMessage(demo["input"]))
-        messages.append(AIMessage(json.dumps(demo["plan"], ensure_ascii=False)))
+        messages.append(AIMessage(json.dumps(written_plan(demo["plan"]), ensure_ascii=False)))
     messages.extend(trim_history(chat_history, history_tokens))
     messages.append(HumanMessage(user_text(user_input, files)))
     return messages

@@ -131,26 +131,35 @@ def args_json_schema(spec: TaskSpec) -> dict[str, Any]:
     }
 
 
-def step_json_schema(spec: TaskSpec) -> dict[str, Any]:
-    """The JSON schema of one plan step that runs ``spec``: ``{"task", "id", "dep", "args"}``."""
+PLAN_STEP_KEYS = ("task", "id", "args")
+"""The keys of one plan step as a planner writes it, in order.
+
+No ``dep``: a step's dependencies are the ``<resource>-N`` references in its arguments, so
+validation rebuilds ``dep`` from them (``agent/plan_repair.py``) and the planner need not spend
+tokens writing a list that could contradict them (LLMCompiler infers dependencies the same way).
+"""
+
+
+def step_schema(task: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The JSON schema of one plan step running ``task`` with arguments ``args`` (a JSON schema)."""
     return {
         "type": "object",
-        "properties": {
-            "task": {"type": "string", "enum": [spec.name]},
-            "id": {"type": "integer"},
-            "dep": {"type": "array", "items": {"type": "integer"}},
-            "args": args_json_schema(spec),
-        },
-        "required": ["task", "id", "dep", "args"],
+        "properties": {"task": {"type": "string", "enum": [task]}, "id": {"type": "integer"}, "args": args},
+        "required": list(PLAN_STEP_KEYS),
         "additionalProperties": False,
     }
+
+
+def step_json_schema(spec: TaskSpec) -> dict[str, Any]:
+    """The JSON schema of one plan step that runs ``spec``: ``{"task", "id", "args"}``."""
+    return step_schema(spec.name, args_json_schema(spec))
 
 
 def plan_json_schema(specs: Iterable[TaskSpec] | None = None) -> dict[str, Any]:
     """The JSON schema of a whole plan: a list of steps, each one of the given tasks with its own args.
 
     Each step is an ``anyOf`` branch per task, so a task's name fixes which argument names are
-    allowed. ``dep`` holds ids of earlier steps (HuggingGPT writes ``[-1]`` for none).
+    allowed. ``<resource>-N`` in an argument refers to step N's output.
     """
     if specs is None:
         from hugginggpt.tools.table import task_table

@@ -33,6 +33,22 @@ def test_only_demonstrations_with_available_tasks_and_k_bounds():
     assert selector.select("Caption", ALL, k=2) == selector.select("Caption", ALL, k=2)  # deterministic
 
 
+def test_fixed_demonstrations_come_first_for_every_request_then_the_chosen_ones():
+    pool = [*POOL, {"kind": "chain", "input": "Transcribe talk.wav and read it aloud", "fixed": True,
+                    "plan": [{"task": "automatic-speech-recognition", "args": {}}, {"task": "text-to-speech", "args": {}}]},
+            {"kind": "single", "input": "Compose a song", "fixed": True, "plan": [{"task": "text-to-audio", "args": {}}]}]
+    selector = DemoSelector(pool)
+    caption = selector.select("Caption my photo bird.png and read it aloud", ALL, k=2)
+    melody = selector.select("Compose a melody", ALL, k=2)
+    fixed = ["Transcribe talk.wav and read it aloud", "Compose a song"]
+    assert [d["input"] for d in caption[:2]] == fixed == [d["input"] for d in melody[:2]]  # the static prefix
+    assert caption[-1]["input"] == "Caption the photo and read the caption aloud" and len(caption) == 4
+    assert "Compose a melody" not in [d["input"] for d in melody]  # same task sequence as a fixed one
+    assert [d["input"] for d in selector.select("anything", ALL, k=0)] == fixed
+    # a fixed demonstration whose tasks are not all available is left out like any other
+    assert [d["input"] for d in selector.select("x", ALL - {"text-to-audio"}, k=0)] == fixed[:1]
+
+
 def test_tokens_drop_stop_words_and_keep_extensions():
     assert tokens("Please caption the image 'a.JPG'") == ["caption", "image", "jpg"]
 
@@ -48,5 +64,9 @@ def test_the_shipped_pool_covers_every_domain_task_and_multi_step_plans():
               "audio-classification", "image-text-to-image"}
     assert domain <= covered <= set(task_table())
     assert sum(len(d["plan"]) >= 3 for d in pool) >= 8
-    picked = select_demonstrations("Please generate a paragraph about whales.", domain)
-    assert picked[-1]["plan"][0]["task"] == "text-generation"
+    picked = select_demonstrations("Describe beach.png for me and read the description aloud.", domain)
+    assert [s["task"] for s in picked[-1]["plan"]] == ["image-to-text", "text-to-speech"]
+    fixed = [d for d in pool if d.get("fixed")]
+    assert picked[: len(fixed)] == fixed and len(picked) == len(fixed) + 1
+    kinds = {d["kind"] for d in fixed}
+    assert {"single", "chain", "dag"} <= kinds and len(fixed) <= 10  # diverse, and a bounded static prefix

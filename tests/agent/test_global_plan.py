@@ -69,7 +69,7 @@ async def test_trace_file_records_the_run(tools, tmp_path, image):
 
 async def test_stream_events_in_order(tools, tmp_path, image):
     agent = make_agent(script(caption_plan(image), "Done."), tools, tmp_path)
-    events = [e async for e in agent.astream_stage_events({"input": "x", "files": [str(image)]})]
+    events = [e async for e in agent.astream_stage_events({"input": "Caption it and read it aloud", "files": [str(image)]})]
     assert [(e["event"], e.get("id")) for e in events] == [
         ("plan", None), ("selection", None), ("task_start", 0), ("task_end", 0),
         ("task_start", 1), ("task_end", 1), ("response", None), ("final", None)]
@@ -90,7 +90,7 @@ def test_sync_stream_invoke_and_batch(tools, tmp_path, image):
 async def test_callbacks_see_llm_and_tool_calls_under_the_agent_run(tools, tmp_path, image):
     log = CallLog()
     agent = make_agent(script(caption_plan(image), "Done."), tools, tmp_path)
-    await agent.ainvoke({"input": "x", "files": [str(image)]}, {"callbacks": [log]})
+    await agent.ainvoke({"input": "Caption it and read it aloud", "files": [str(image)]}, {"callbacks": [log]})
     kinds = [k for k, _ in log.events]
     assert kinds.count("llm") == 2
     assert ("tool", "image-to-text") in log.events and ("tool", "text-to-speech") in log.events
@@ -155,14 +155,14 @@ async def test_failed_planning_still_writes_the_trace(tools, tmp_path):
 
 async def test_plan_only_and_execute_false(tools, tmp_path, image, recorder):
     agent = make_agent(script(caption_plan(image)), tools, tmp_path)
-    result = await agent.aplan("Caption and read cat.png")
+    result = await agent.aplan("Caption cat.png and read it aloud")
     assert [t.task for t in result.plan.tasks] == ["image-to-text", "text-to-speech"]
     assert result.usage["llm_calls"] == 1
-    sync = make_agent(script(caption_plan(image)), tools, tmp_path).plan("Caption and read cat.png")
+    sync = make_agent(script(caption_plan(image)), tools, tmp_path).plan("Caption cat.png and read it aloud")
     assert sync.plan == result.plan
 
     dry = make_agent(script(caption_plan(image)), tools, tmp_path, execute=False)
-    out = await dry.ainvoke("Caption and read cat.png")
+    out = await dry.ainvoke("Caption cat.png and read it aloud")
     assert out["results"] == {} and len(out["plan"]) == 2 and recorder.calls == []
 
 

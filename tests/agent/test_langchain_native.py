@@ -211,7 +211,7 @@ def test_the_global_plan_scheduler_still_gets_typed_errors_from_our_tools(tmp_pa
     plan = [{"task": "image-to-text", "id": 0, "args": {"image": "missing.png"}},
             {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}}]
     agent = GlobalPlanAgent(script(plan, "It failed."), tools, workspace_root=tmp_path / "runs")
-    out = agent.invoke({"input": "caption missing.png and read it", "files": [str(image)]})
+    out = agent.invoke({"input": "caption missing.png and read it aloud", "files": [str(image)]})
     assert out["results"][0]["status"] == "failed"
     assert out["results"][0]["error"].startswith("image-to-text: argument 'image':")  # ResourceError's line
     assert out["results"][1]["status"] == "skipped"

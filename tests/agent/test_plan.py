@@ -56,6 +56,15 @@ def test_dep_rebuilt_from_references_with_reason():
     assert repairs == [{"task_id": 2, "reason": "dep [0] rebuilt as [0, 1] from the <resource>-N references in its arguments"}]
 
 
+def test_dep_comes_from_the_references_when_the_planner_writes_none():
+    """The planner's format has no "dep": building it from the references is no repair to report."""
+    plan, repairs = validate_plan(
+        [{"task": "image-to-text", "id": 0, "args": {"image": "a.png"}},
+         {"task": "sentence-similarity", "id": 1, "args": {"source_sentence": "<resource>-0", "sentences": ["x"]}}],
+        TASKS)
+    assert plan.by_id[1].dep == [0] and plan.by_id[0].dep == [] and repairs == []
+
+
 def test_unknown_task_close_match_and_reject_with_dependants():
     plan, repairs = validate_plan(
         [{"task": "image_to_text", "id": 0, "args": {"image": "a.png"}},
@@ -128,4 +137,4 @@ def test_key_aliases_and_name_value_arguments():
         {"task": "image-to-text", "id": 0, "dep": [], "args": {"image": "a.png"}},
         {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}},
     ]
-    assert repairs == [{"task_id": 1, "reason": "dep [] rebuilt as [0] from the <resource>-N references in its arguments"}]
+    assert repairs == []  # no "dep" written: it is built from the references, nothing to report

@@ -65,7 +65,7 @@ def test_parse_without_json_raises():
 
 async def test_valid_text_plan_needs_one_call(tasks):
     llm = script(CAPTION)
-    result = await aplan_request(llm, tasks, "Caption cat.png and read it")
+    result = await aplan_request(llm, tasks, "Caption cat.png and read it aloud")
     assert result.plan.as_list()[1] == {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}}
     assert len(llm.prompts) == 1 and result.repairs == [] and not result.structured
     assert result.usage == {"llm_calls": 1, "prompt_tokens": 10, "completion_tokens": 5}
@@ -88,7 +88,7 @@ async def test_the_agent_shows_as_many_demonstrations_as_it_is_told(tools):
 
 async def test_invalid_json_is_re_asked_once_with_the_error(tasks):
     llm = script("I will caption the image.", CAPTION)
-    result = await aplan_request(llm, tasks, "Caption cat.png and read it")
+    result = await aplan_request(llm, tasks, "Caption cat.png and read it aloud")
     assert len(result.plan.tasks) == 2 and len(llm.prompts) == 2
     reask = llm.prompts[1]
     assert reask[-2].content == "I will caption the image."
@@ -99,7 +99,7 @@ async def test_invalid_json_is_re_asked_once_with_the_error(tasks):
 async def test_rejected_task_is_re_asked_and_failure_twice_raises(tasks):
     bad = [{"task": "paint-a-picture", "id": 0, "dep": [-1], "args": {}}]
     llm = script(bad, CAPTION)
-    result = await aplan_request(llm, tasks, "Caption cat.png")
+    result = await aplan_request(llm, tasks, "Caption cat.png and read it aloud")
     assert "rejected: unknown task 'paint-a-picture'" in llm.prompts[1][-1].content
     assert [t.task for t in result.plan.tasks] == ["image-to-text", "text-to-speech"]
 
@@ -109,7 +109,7 @@ async def test_rejected_task_is_re_asked_and_failure_twice_raises(tasks):
 
 async def test_structured_output_uses_the_plan_schema(tasks):
     llm = script({"tasks": CAPTION}, structured=True)
-    result = await aplan_request(llm, tasks, "Caption cat.png and read it")
+    result = await aplan_request(llm, tasks, "Caption cat.png and read it aloud")
     assert result.structured and len(result.plan.tasks) == 2
     schema = llm.schemas[0]
     assert schema["required"] == ["tasks"]

@@ -89,7 +89,7 @@ def test_jarvis_endpoints_answer_in_jarvis_shapes(make_server, tmp_path):
     server = make_server()
     image = png(tmp_path / "dog.png")
     messages = [{"role": "user", "content": "hello"}, {"role": "assistant", "content": "hi"},
-                {"role": "user", "content": f"Describe {image}"}]
+                {"role": "user", "content": f"Describe {image} and read it aloud"}]
     with httpx.Client(base_url=server.url, timeout=30) as client:
         tasks = client.post("/tasks", json={"messages": messages})
         assert tasks.status_code == 200, tasks.text

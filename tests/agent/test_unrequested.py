@@ -1,0 +1,71 @@
+"""Steps nobody asked for: a leaf that makes media of a kind the request never mentions is dropped."""
+
+from __future__ import annotations
+
+import pytest
+
+from hugginggpt.agent.plan import task_info_from_spec
+from hugginggpt.agent.plan_repair import validate_plan
+from hugginggpt.agent.unrequested import mentioned_kinds
+from hugginggpt.tools import task_table
+
+
+@pytest.fixture(scope="module")
+def known():
+    table = task_table()
+    return {name: task_info_from_spec(table[name]) for name in table}
+
+
+def step(task, n, **args):
+    return {"task": task, "id": n, "args": args}
+
+
+def test_a_speech_step_after_a_translation_is_dropped_with_a_reason(known):
+    raw = [step("translation", 0, text="Where is the station?"), step("text-to-speech", 1, text="<resource>-0")]
+    plan, repairs = validate_plan(raw, known, "Translate 'Where is the station?' into French.")
+    assert [t.task for t in plan.tasks] == ["translation"]
+    assert any("dropped: text-to-speech makes audio" in r["reason"] and r["task_id"] == 1 for r in repairs)
+
+
+def test_the_same_step_stays_when_the_request_asks_for_speech(known):
+    raw = [step("translation", 0, text="Where is the station?"), step("text-to-speech", 1, text="<resource>-0")]
+    for request in ("Translate 'Where is the station?' into French and read it aloud.",
+                    "Translate 'Where is the station?' into French, then say it.",
+                    "Translate 'Where is the station?' into French and give me the audio."):
+        plan, _ = validate_plan(raw, known, request)
+        assert [t.task for t in plan.tasks] == ["translation", "text-to-speech"], request
+
+
+def test_a_file_name_is_not_a_wish_for_that_kind_of_output(known):
+    raw = [step("automatic-speech-recognition", 0, audio="talk.wav"), step("summarization", 1, text="<resource>-0"),
+           step("text-to-speech", 2, text="<resource>-1")]
+    plan, _ = validate_plan(raw, known, "Transcribe 'talk.wav' and summarize it.")
+    assert [t.task for t in plan.tasks] == ["automatic-speech-recognition", "summarization"]
+    assert mentioned_kinds("Transcribe 'talk.wav' and summarize it.") == set()
+
+
+def test_only_leaves_go_and_dropping_repeats_up_the_chain(known):
+    # the second image is a leaf; once it is gone, the first image, which fed only it, is one too
+    raw = [step("summarization", 0, text="A long text about bees."), step("text-to-image", 1, text="<resource>-0"),
+           step("image-to-image", 2, image="<resource>-1"), step("text-to-speech", 3, text="<resource>-0"),
+           step("question-answering", 4, question="Why?", context="<resource>-0")]
+    plan, repairs = validate_plan(raw, known, "Summarize 'A long text about bees.' and answer: why?")
+    assert [t.task for t in plan.tasks] == ["summarization", "question-answering"]
+    assert [r["task_id"] for r in repairs if r["reason"].startswith("dropped")] == [3, 2, 1]
+    # a media step whose output another step uses stays
+    raw = [step("text-to-speech", 0, text="hello"), step("automatic-speech-recognition", 1, audio="<resource>-0")]
+    plan, _ = validate_plan(raw, known, "Check how well 'hello' survives a round trip.")
+    assert [t.task for t in plan.tasks] == ["text-to-speech", "automatic-speech-recognition"]
+
+
+def test_a_single_step_plan_and_text_leaves_are_never_dropped(known):
+    plan, repairs = validate_plan([step("text-to-image", 0, text="a fox")], known, "Make something of 'a fox'.")
+    assert [t.task for t in plan.tasks] == ["text-to-image"] and repairs == []
+    raw = [step("image-to-text", 0, image="a.png"), step("translation", 1, text="<resource>-0")]
+    plan, _ = validate_plan(raw, known, "Caption a.png in French.")
+    assert len(plan.tasks) == 2
+
+
+def test_no_request_no_judgement(known):
+    raw = [step("translation", 0, text="x"), step("text-to-speech", 1, text="<resource>-0")]
+    assert len(validate_plan(raw, known)[0].tasks) == 2
