@@ -80,14 +80,23 @@ def confined_file(folder: Path, name: str) -> Path:
         raise missing
     root = folder.resolve()
     current = root  # no symlink anywhere on the way, even one that points back inside
-    for part in Path(name.replace("\\", "/")).parts:
-        current = current / part
-        if current.is_symlink():
-            raise missing
     try:
+        for part in Path(name.replace("\\", "/")).parts:
+            current = current / part
+            if current.is_symlink():
+                raise missing
         path = current.resolve(strict=True)
-    except (OSError, RuntimeError):
+    except (OSError, RuntimeError):  # a name too long for the file system, a loop: no such file
         raise missing from None
-    if not path.is_relative_to(root) or not path.is_file():
+    if not path.is_relative_to(root) or not is_regular_file(path):
         raise missing
     return path
+
+
+def is_regular_file(path: Path) -> bool:
+    """``path.is_file()``, but False where the file system refuses the name (too long, ...) instead of
+    raising: names come from model text and requests."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from hugginggpt.server.files import is_regular_file
 from hugginggpt.tools.resources.sniff import AUDIO_SUFFIXES, IMAGE_SUFFIXES, VIDEO_SUFFIXES
 
 
@@ -56,7 +57,7 @@ def run_files(value: Any, folder: Path, base_url: str) -> list[dict[str, str]]:
                 end += 1
             candidate = text[start:end].rstrip(".")
             rel = candidate[len(prefix):]
-            if rel and ".." not in Path(rel).parts and (folder / rel).is_file() and rel not in found:
+            if rel and ".." not in Path(rel).parts and rel not in found and is_regular_file(folder / rel):
                 found[rel] = {"name": rel, "url": f"{base_url}/files/{quote(rel)}", "kind": media_kind(rel)}
             start = text.find(prefix, end)
     return list(found.values())

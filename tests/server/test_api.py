@@ -244,7 +244,8 @@ def test_no_file_outside_the_run_folder_is_served(make_server, tmp_path):
         other_trace = client.get(f"/runs/{other_id}").json()["trace"]
         attempts = ["../../secret.txt", "..%2F..%2Fsecret.txt", "%2E%2E/%2E%2E/secret.txt", str(secret),
                     "%2F" + str(secret).lstrip("/").replace("/", "%2F"), "escape", "inside/" + "x",
-                    f"..%2F{other_id}%2F{other_trace}", "uploads/..%2F..%2F..%2Fsecret.txt", "%00", "C:%5Cwin.ini"]
+                    f"..%2F{other_id}%2F{other_trace}", "uploads/..%2F..%2F..%2Fsecret.txt", "%00", "C:%5Cwin.ini",
+                    "x" * 300, "uploads/" + "y" * 300 + ".png"]  # names the file system refuses
         for name in attempts:
             response = client.get(f"/runs/{run_id}/files/{name}")
             assert response.status_code == 404, (name, response.status_code)
@@ -442,3 +443,14 @@ def test_run_folders_left_by_an_earlier_process_are_removed_at_start(make_server
     other.mkdir()
     make_server(runs_dir=runs_dir, keep_runs_s=3600)
     assert not old.exists() and recent.is_dir() and other.is_dir()
+
+
+def test_file_links_in_model_text_survive_names_the_file_system_refuses(tmp_path):
+    """A small model can repeat a path until its token limit: a 1,000-character name in a run folder
+    is no file, never an OSError that fails the run."""
+    from hugginggpt.server.stages import run_files
+
+    (tmp_path / "outputs").mkdir()
+    (tmp_path / "outputs" / "a.wav").write_bytes(b"RIFF")
+    text = f"audio: {tmp_path}/outputs/a.wav and {tmp_path}/run" + "-ba1206ca" * 120 + "/b.wav"
+    assert [f["name"] for f in run_files({"output": text}, tmp_path, "/runs/r")] == ["outputs/a.wav"]
