@@ -79,9 +79,10 @@ class _Validator:
         items = self.normalise(self.capped(_as_task_list(raw)))
         items = [t for t in items if self.check_task_name(t) and self.check_args(t)]
         items = [t for t in items if t.id not in self.rejected]
-        _ReferenceRepair(self, items, request).run()
+        references = _ReferenceRepair(self, items, request)
+        references.run()
         if request is not None:
-            swap_misread_tasks(items, self.known, request, request_files(request)["image"], self.note)
+            swap_misread_tasks(items, self.known, references.request_text, references.files["image"], self.note)
             relink_skipped_steps(self, items)
             items = drop_unrequested_leaves(items, self.known, request, self.note)
         ids = {t.id for t in items} | self.rejected

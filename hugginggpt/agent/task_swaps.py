@@ -18,17 +18,17 @@ from collections.abc import Callable
 from hugginggpt.agent.plan import CANONICAL_REF, PlanTask, TaskInfo
 
 
-def swap_misread_tasks(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
+def swap_misread_tasks(items: list[PlanTask], known: dict[str, TaskInfo], said: str,
                        images: list[str], note: Callable[[int, str], None]) -> None:
     """Turn question-answering on an invented context into visual-question-answering, in place.
 
-    ``images``: the image files the request names, in order. The image is the nearest earlier
-    task's image output, else the request's only image; with neither (or several to choose from)
-    nothing changes.
+    ``said``: the request, lower-cased with its white space folded (as ``plan_repair`` reads it once
+    for every repair); ``images``: the image files the request names, in order. The image is the
+    nearest earlier task's image output, else the request's only image; with neither (or several to
+    choose from) nothing changes.
     """
     if "visual-question-answering" not in known:
         return
-    said = " ".join(request.lower().split())
     for position, task in enumerate(items):
         context = task.args.get("context")
         if task.task != "question-answering" or not isinstance(context, str) or CANONICAL_REF.search(context):
