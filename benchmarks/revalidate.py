@@ -4,7 +4,7 @@
 prediction, and ``benchmarks/planning_quality.py`` in its rows (``harness.raw``). This script parses
 the last answer again, validates it with every repair and then without each switchable one in turn
 (``relink``: ``plan_repair.relink_skipped_steps``; ``unrequested``: ``agent/unrequested.py``;
-``swaps``: ``agent/task_swaps.py``),
+``swaps`` and ``drawing``: ``agent/task_swaps.py``'s two; ``writing``: ``unrequested.splice_unrequested_writing``),
 converts each to TaskBench's format and scores them, so a repair is measured on exactly the same
 LLM answers.
 
@@ -41,6 +41,8 @@ SWITCHABLE = {
     "relink": ("relink_skipped_steps", lambda *args: None),
     "unrequested": ("drop_unrequested_leaves", lambda items, *args: items),
     "swaps": ("swap_misread_tasks", lambda *args: None),
+    "drawing": ("swap_misnamed_writing", lambda *args: None),
+    "writing": ("splice_unrequested_writing", lambda items, *args: items),
 }
 
 

@@ -68,7 +68,7 @@ class PlanTask(BaseModel):
 
     def references(self) -> set[int]:
         """Ids of the tasks whose outputs this task's arguments use."""
-        return set(ref_ids(_flatten_text(self.args)))
+        return refs_in(self.args)
 
 
 class Plan(BaseModel):
@@ -82,6 +82,36 @@ class Plan(BaseModel):
 
     def as_list(self) -> list[dict[str, Any]]:
         return [t.model_dump() for t in self.tasks]
+
+
+def refs_in(value: Any) -> set[int]:
+    """Ids of the tasks whose outputs ``value`` (an argument: text, list or dict) uses."""
+    return set(ref_ids(_flatten_text(value)))
+
+
+def media_read(reader: PlanTask, source: int, known: dict[str, TaskInfo]) -> str | None:
+    """The media kind (image, audio, video) as which ``reader`` takes task ``source``'s output; None
+    when it reads it as text or data, or not at all."""
+    info = known.get(reader.task)
+    for name, value in reader.args.items():
+        arg = info.arg(name) if info is not None else None
+        if arg is None or source not in refs_in(value):
+            continue
+        kind = arg.items if arg.kind == "list" else arg.kind
+        if kind in _MEDIA_KINDS:
+            return kind
+    return None
+
+
+def replace_refs(value: Any, mapping: dict[int, int]) -> Any:
+    """``value`` with each ``<resource>-N`` whose N is in ``mapping`` pointing at ``mapping[N]`` instead."""
+    if isinstance(value, str):
+        return CANONICAL_REF.sub(lambda m: f"<resource>-{mapping.get(int(m.group(1)), int(m.group(1)))}", value)
+    if isinstance(value, dict):
+        return {k: replace_refs(v, mapping) for k, v in value.items()}
+    if isinstance(value, list):
+        return [replace_refs(v, mapping) for v in value]
+    return value
 
 
 def _flatten_text(value: Any) -> str:

@@ -23,21 +23,12 @@ from hugginggpt.agent.plan import (
     Repair,
     TaskInfo,
     canonical_refs,
+    replace_refs,
 )
-from hugginggpt.agent.task_swaps import swap_misread_tasks
-from hugginggpt.agent.unrequested import drop_unrequested_leaves
+from hugginggpt.agent.task_swaps import swap_misnamed_writing, swap_misread_tasks
+from hugginggpt.agent.unrequested import drop_unrequested_leaves, splice_unrequested_writing
 from hugginggpt.errors import PlanError
 from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES
-
-
-def _replace_refs(value: Any, mapping: dict[int, int]) -> Any:
-    if isinstance(value, str):
-        return CANONICAL_REF.sub(lambda m: f"<resource>-{mapping.get(int(m.group(1)), int(m.group(1)))}", value)
-    if isinstance(value, dict):
-        return {k: _replace_refs(v, mapping) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_replace_refs(v, mapping) for v in value]
-    return value
 
 
 def _as_task_list(raw: Any) -> list[Any]:
@@ -79,11 +70,14 @@ class _Validator:
         items = self.normalise(self.capped(_as_task_list(raw)))
         items = [t for t in items if self.check_task_name(t) and self.check_args(t)]
         items = [t for t in items if t.id not in self.rejected]
+        if request is not None:
+            swap_misnamed_writing(items, self.known, request, self.note)
         references = _ReferenceRepair(self, items, request)
         references.run()
         if request is not None:
-            swap_misread_tasks(items, self.known, references.request_text, references.files["image"], self.note)
+            swap_misread_tasks(items, self.known, request, references.request_text, references.files["image"], self.note)
             relink_skipped_steps(self, items)
+            items = splice_unrequested_writing(items, self.known, request, self.note)
             items = drop_unrequested_leaves(items, self.known, request, self.note)
         ids = {t.id for t in items} | self.rejected
         for t in items:
@@ -135,7 +129,7 @@ class _Validator:
             if not isinstance(args, dict):
                 self.note(task_id, f"args must be an object of argument names, got {type(args).__name__}; ignored")
                 args = {}
-            args = _replace_refs(canonical_refs(args), latest)
+            args = replace_refs(canonical_refs(args), latest)
             if written is not None:
                 latest[written] = task_id
             seen.add(task_id)
@@ -369,7 +363,7 @@ class _ReferenceRepair:
             mapping = {n: source.id for n in broken}
             self.validator.note(task.id, f"argument {name!r}: {_describe(broken, task.id)} pointed to task "
                                          f"{source.id} ({source.task}), the nearest earlier {kind} producer")
-            return _replace_refs(value, mapping)
+            return replace_refs(value, mapping)
         whole = CANONICAL_REF.fullmatch(value.strip())
         if whole and kind in _MEDIA_KINDS and len(self.files[kind]) == 1:
             self.validator.note(task.id, f"argument {name!r}: {_describe(broken, task.id)} replaced by the "

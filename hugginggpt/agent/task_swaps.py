@@ -4,7 +4,19 @@ A small planner asked a question about a picture often writes question-answering
 text) and then has no text to give it: it makes one up, or names the image as the "context". A
 context that is neither the request's text nor an earlier task's output, while the request shows an
 image, means visual-question-answering on that image. A context the request does give, or an
-earlier output, is left alone. Each swap is recorded with its reason.
+earlier output, is left alone.
+
+The other way round, a question about a passage the request quotes ("Here is the document text:
+'...'") gets document- or visual-question-answering on an image nobody has (``document.jpg``): with
+no image in the request and none made by an earlier task, that is question-answering on the passage.
+
+A text-generation step whose output a later task takes as audio, an image or a video (speech to clean
+up, a picture to edit) was meant to make that: text-to-speech, text-to-image, text-to-video.
+
+And a request that asks for a picture to be made ("generate an image of it") but never for a text to
+be written, planned with text-generation and no text-to-image, meant text-to-image.
+
+Each swap is recorded with its reason.
 
 (Tried and not kept: image-to-image with a text prompt -> image-text-to-image. On the dev answers it
 raised node F1 but lowered edge F1: a restyling prompt, "in Van Gogh's style", is image-to-image.)
@@ -15,18 +27,47 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from hugginggpt.agent.plan import CANONICAL_REF, PlanTask, TaskInfo
+from hugginggpt.agent.plan import CANONICAL_REF, PlanTask, TaskInfo, media_read
+from hugginggpt.agent.request_words import own_words, quoted_passages
+from hugginggpt.agent.unrequested import WRITING_TASK, asks_for_writing
+
+#: A request asking for a new picture: a making verb, then "a/an/some/new ... image" (not "the image",
+#: which is one to edit or read).
+_ASKS_FOR_PICTURE = re.compile(
+    r"\b(?:generat|creat|produc|draw|make|design|paint|render|illustrat)\w* (?:a|an|some|new|one)(?: \w+){0,2}? "
+    r"(?:image|picture|photo|illustration|drawing|painting|artwork|visual)s?\b",
+    re.IGNORECASE)
+#: A request that asks something: a question mark or a question word.
+_ASKS_QUESTION = re.compile(r"\?|\b(?:who|what|when|where|which|why|how)\b", re.IGNORECASE)
+#: The task that makes each media kind from a text.
+_FROM_TEXT = {"audio": "text-to-speech", "image": "text-to-image", "video": "text-to-video"}
 
 
-def swap_misread_tasks(items: list[PlanTask], known: dict[str, TaskInfo], said: str,
+def swap_misread_tasks(items: list[PlanTask], known: dict[str, TaskInfo], request: str, said: str,
                        images: list[str], note: Callable[[int, str], None]) -> None:
-    """Turn question-answering on an invented context into visual-question-answering, in place.
+    """Swap the tasks whose arguments show that the planner meant a sibling task, in place.
 
-    ``said``: the request, lower-cased with its white space folded (as ``plan_repair`` reads it once
-    for every repair); ``images``: the image files the request names, in order. The image is the
-    nearest earlier task's image output, else the request's only image; with neither (or several to
-    choose from) nothing changes.
+    ``request``: the user's text; ``said``: the same, lower-cased with its white space folded (as
+    ``plan_repair`` reads it once for every repair); ``images``: the image files the request names,
+    in order.
     """
+    _answer_from_image(items, known, said, images, note)
+    _answer_from_passage(items, known, request, images, note)
+
+
+def swap_misnamed_writing(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
+                          note: Callable[[int, str], None]) -> None:
+    """Turn text-generation meant as a media maker into that maker, in place. Runs before the
+    references are repaired, so that an invented file name can then point at the media it makes."""
+    _media_from_writing(items, known, note)
+    _draw_not_write(items, known, request, note)
+
+
+def _answer_from_image(items: list[PlanTask], known: dict[str, TaskInfo], said: str, images: list[str],
+                       note: Callable[[int, str], None]) -> None:
+    """Question-answering on an invented context -> visual-question-answering. The image is the
+    nearest earlier task's image output, else the request's only image; with neither (or several to
+    choose from) nothing changes."""
     if "visual-question-answering" not in known:
         return
     for position, task in enumerate(items):
@@ -58,3 +99,71 @@ def _image_for(earlier: list[PlanTask], known: dict[str, TaskInfo], images: list
         if "image" in known[task.task].outputs:
             return f"<resource>-{task.id}"
     return images[0] if len(images) == 1 else None
+
+
+def _answer_from_passage(items: list[PlanTask], known: dict[str, TaskInfo], request: str, images: list[str],
+                         note: Callable[[int, str], None]) -> None:
+    """A question about a passage the request quotes, planned as document/visual question-answering on
+    an image that neither the request nor an earlier task has, or as text-generation on the question
+    (for a request that asks for no writing, in a plan that answers no question from a text) ->
+    question-answering on that passage."""
+    if "question-answering" not in known or images:
+        return
+    passages = quoted_passages(request)
+    if not passages:
+        return
+    for position, task in enumerate(items):
+        if task.task in ("document-question-answering", "visual-question-answering"):
+            image = task.args.get("image")
+            if (not isinstance(image, str) or CANONICAL_REF.search(image)
+                    or any("image" in known[t.task].outputs for t in items[:position])):
+                continue
+            question = str(task.args.get("question", ""))
+            why = f"{task.task} on {image[:60]!r}, an image the request does not have"
+        elif (task.task == WRITING_TASK and _ASKS_QUESTION.search(request) and not asks_for_writing(request)
+              and not any(t.task == "question-answering" for t in items)):
+            text = task.args.get("text")
+            if not isinstance(text, str) or CANONICAL_REF.search(text):
+                continue
+            for passage in passages:  # the question without the passage it was copied with
+                rest = text.replace(passage, "").strip(" '\":\n")
+                text = rest or text
+            question = text.strip(" '\":\n")
+            why = f"{WRITING_TASK} on a question"
+        else:
+            continue
+        context = next((p for p in passages if p.strip(" ?.").lower() not in question.lower()), None)
+        if not question or context is None:
+            continue
+        note(task.id, f"{why}, while the request quotes a passage: question-answering on that passage")
+        task.task = "question-answering"
+        task.args = {"question": question, "context": context}
+
+
+def _draw_not_write(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
+                    note: Callable[[int, str], None]) -> None:
+    """text-generation in a plan without text-to-image, for a request that asks for a new picture and
+    for no writing -> text-to-image (the first such step; its text is the picture's description)."""
+    if ("text-to-image" not in known or any(t.task == "text-to-image" for t in items)
+            or not _ASKS_FOR_PICTURE.search(own_words(request)) or asks_for_writing(request)):
+        return
+    for task in items:
+        if task.task == WRITING_TASK and isinstance(task.args.get("text"), str):
+            note(task.id, f"{WRITING_TASK} for a request that asks for a picture to be made and no text to be "
+                          "written: text-to-image")
+            task.task = "text-to-image"
+            task.args = {"text": task.args["text"]}
+            return
+
+
+def _media_from_writing(items: list[PlanTask], known: dict[str, TaskInfo], note: Callable[[int, str], None]) -> None:
+    """text-generation whose output a later task reads as media -> the task that makes that media from a text."""
+    for task in items:
+        if task.task != WRITING_TASK or not isinstance(task.args.get("text"), str):
+            continue
+        kind = next((k for r in items if (k := media_read(r, task.id, known))), None)
+        if kind is None or _FROM_TEXT[kind] not in known:
+            continue
+        note(task.id, f"{WRITING_TASK} whose output a later task takes as {kind}: {_FROM_TEXT[kind]}")
+        task.task = _FROM_TEXT[kind]
+        task.args = {"text": task.args["text"]}

@@ -1,12 +1,18 @@
-"""Steps nobody asked for: a plan's end product of a kind the request never mentions is dropped.
+"""Steps nobody asked for: a plan's end product of a kind the request never mentions is dropped, and
+a text-generation step that the request never asks for is taken out of the plan.
 
 Small planners append a step out of habit: a text-to-speech after a translation, a video after an
 answer. Such a step is a *leaf* (no task uses its output) that produces only media (audio, an image,
 a video); when the request never speaks of that kind of thing (no word for it), nobody
 asked for it, and running it costs minutes of compute for an output the answer then has to explain.
 
-Only leaves of plans with more than one task are dropped (a plan that is a single step stays: it is
-the planner's whole reading of the request), each with a recorded reason.
+Small planners also put a text-generation step between two tasks ("describe the detected objects")
+or next to the task that was asked for, when the request never asks for a text to be written. Such a
+step only rewords a result: the final answer does that anyway. It is taken out, and the tasks that
+read it read what it read (its input is a text, and so was its output, so they get the same kind).
+
+Only plans with more than one task lose a step (a plan that is a single step stays: it is the
+planner's whole reading of the request), each with a recorded reason.
 """
 
 from __future__ import annotations
@@ -14,7 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from hugginggpt.agent.plan import _MEDIA_KINDS, PlanTask, TaskInfo
+from hugginggpt.agent.plan import _MEDIA_KINDS, CANONICAL_REF, PlanTask, TaskInfo, media_read, replace_refs
+from hugginggpt.agent.request_words import own_words
 
 #: Words by which a request speaks of a media kind. File names do not count: a request about the
 #: recording 'talk.wav' does not ask for speech to be made.
@@ -31,8 +38,9 @@ _MENTIONS = {
 
 
 def mentioned_kinds(request: str) -> set[str]:
-    """The media kinds ``request`` speaks of."""
-    return {kind for kind, words in _MENTIONS.items() if words.search(request or "")}
+    """The media kinds ``request`` speaks of, in its own words (not in the texts it quotes)."""
+    said = own_words(request)
+    return {kind for kind, words in _MENTIONS.items() if words.search(said)}
 
 
 def drop_unrequested_leaves(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
@@ -56,5 +64,52 @@ def drop_unrequested_leaves(items: list[PlanTask], known: dict[str, TaskInfo], r
             break
         else:
             break
+    return items
+
+
+#: Words by which a request asks for a text to be written: what text-generation is for.
+_ASKS_FOR_WRITING = re.compile(
+    r"\b(writ\w*|compos\w*|draft\w*|paraphras\w*|rephras\w*|reword\w*|stor(?:y|ies)|poem\w*|essay\w*|"
+    r"paragraph\w*|descriptive|elaborat\w*|brainstorm\w*|incomplete|text[ -]generation)\b"
+    r"|\b(?:generat|creat|produc|mak|expand|continu|complet)\w* (?:\w+ ){0,3}?"
+    r"(?:text|description|explanation|response|content|sentence|article|ideas?|rest)\b",
+    re.IGNORECASE)
+
+#: The task that writes free text, the one small planners insert out of habit.
+WRITING_TASK = "text-generation"
+
+
+def asks_for_writing(request: str) -> bool:
+    """Whether ``request`` asks, in its own words, for a text to be written (a story, a description...)."""
+    return _ASKS_FOR_WRITING.search(own_words(request)) is not None
+
+
+def splice_unrequested_writing(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
+                               note: Callable[[int, str], None]) -> list[PlanTask]:
+    """``items`` without the text-generation steps of a request that asks for no writing.
+
+    A step that nobody reads is dropped; a step that others read is dropped only when its text is one
+    whole ``<resource>-N`` and every argument that reads it takes a text, and its readers then read
+    task N. A step that makes up its own text for others to read stays (taking it out would lose that
+    text), and so does one read as audio or an image (the planner misnamed a media-making task).
+    Never leaves fewer than one task.
+    """
+    if asks_for_writing(request):
+        return items
+    items = list(items)
+    for step in [t for t in items if t.task == WRITING_TASK]:
+        if len(items) <= 1:
+            break
+        readers = [t for t in items if step.id in t.references()]
+        text = step.args.get("text")
+        whole = CANONICAL_REF.fullmatch(text.strip()) if isinstance(text, str) else None
+        if readers and (whole is None or any(media_read(r, step.id, known) for r in readers)):
+            continue
+        source = int(whole.group(1)) if whole else None
+        for reader in readers:
+            reader.args = replace_refs(reader.args, {step.id: source})
+        note(step.id, f"taken out: {WRITING_TASK} rewrites a text the request never asks to be written"
+                      + (f"; the tasks that read it read task {source}" if readers else "; no task uses its output"))
+        items.remove(step)
     return items
 

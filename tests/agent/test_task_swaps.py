@@ -53,3 +53,79 @@ def test_nothing_changes_when_visual_question_answering_is_not_offered(known):
     offered = {k: v for k, v in known.items() if k != "visual-question-answering"}
     plan, _ = validate_plan([qa(0, "made up")], offered, "In 'example.jpg', what colour is the car?")
     assert plan.as_list()[0]["task"] == "question-answering"
+
+
+# document/visual QA on an image nobody has, while the request quotes the passage -> question-answering
+
+PASSAGE = "The first programmer is often considered to be Ada Lovelace, who wrote an algorithm for the Analytical Engine."
+
+
+@pytest.mark.parametrize("task", ["document-question-answering", "visual-question-answering"])
+def test_a_question_about_a_quoted_passage_is_answered_from_it(known, task):
+    raw = [{"task": task, "id": 0, "args": {"image": "document.jpg", "question": "Who was the first programmer?"}}]
+    request = f"Here is the document text: '{PASSAGE}' Who was the first programmer?"
+    plan, repairs = validate_plan(raw, known, request)
+    assert plan.as_list() == [{"task": "question-answering", "id": 0, "dep": [],
+                               "args": {"question": "Who was the first programmer?", "context": PASSAGE}}]
+    assert "an image the request does not have" in repairs[-1]["reason"]
+
+
+@pytest.mark.parametrize("request_text", [
+    f"In scan.jpg, who was the first programmer? It is like '{PASSAGE}'",  # the request has an image
+    "Who was the first programmer? 'Ada' or 'Charles'?",  # nothing long enough to be a passage
+])
+def test_document_qa_stays_with_an_image_or_without_a_passage(known, request_text):
+    raw = [{"task": "document-question-answering", "id": 0, "args": {"image": "scan.jpg", "question": "Who?"}}]
+    plan, _ = validate_plan(raw, known, request_text)
+    assert plan.as_list()[0]["task"] == "document-question-answering"
+
+
+def test_a_quoted_question_is_not_taken_for_the_passage(known):
+    question = "Which of the many engineers named in the report designed the tower in Paris?"
+    raw = [{"task": "document-question-answering", "id": 0, "args": {"image": "doc.png", "question": question}}]
+    plan, _ = validate_plan(raw, known, f"My question about the document is '{question}'")
+    assert plan.as_list()[0]["task"] == "document-question-answering"
+
+
+# text-generation meant as a media maker
+
+def test_writing_read_as_audio_was_meant_as_speech(known):
+    raw = [{"task": "object-detection", "id": 0, "args": {"image": "a.jpg"}},
+           {"task": "text-generation", "id": 1, "args": {"text": "<resource>-0"}},
+           {"task": "audio-to-audio", "id": 2, "args": {"audio": "<resource>-1"}}]
+    plan, repairs = validate_plan(raw, known, "Detect the objects in a.jpg, make a speech of them and clean it up.")
+    assert [t.task for t in plan.tasks] == ["object-detection", "text-to-speech", "audio-to-audio"]
+    assert [t.dep for t in plan.tasks] == [[], [0], [1]]
+    assert any("takes as audio: text-to-speech" in r["reason"] for r in repairs)
+
+
+def test_writing_for_a_request_that_asks_for_a_picture_was_meant_as_text_to_image(known):
+    raw = [{"task": "automatic-speech-recognition", "id": 0, "args": {"audio": "a.wav"}},
+           {"task": "text-generation", "id": 1, "args": {"text": "<resource>-0"}}]
+    plan, _ = validate_plan(raw, known, "Transcribe a.wav and generate a relevant image based on the text.")
+    assert [t.task for t in plan.tasks] == ["automatic-speech-recognition", "text-to-image"]
+    # not when the request also asks for writing, or a text-to-image is planned already, or it edits "the image"
+    for request in ("Transcribe a.wav, write a poem about it and generate an image of the poem.",
+                    "Transcribe a.wav and make the image brighter."):
+        plan, _ = validate_plan(raw, known, request)
+        assert "text-to-image" not in [t.task for t in plan.tasks], request
+
+
+def test_writing_on_a_question_about_a_quoted_passage_is_question_answering(known):
+    request = f"Who was the first programmer, according to this text: '{PASSAGE}'"
+    raw = [{"task": "text-generation", "id": 0, "args": {"text": request}}]
+    plan, repairs = validate_plan(raw, known, request)
+    assert plan.as_list() == [{"task": "question-answering", "id": 0, "dep": [], "args": {
+        "question": "Who was the first programmer, according to this text", "context": PASSAGE}}]
+    assert "text-generation on a question" in repairs[-1]["reason"]
+    # a request that asks for writing keeps its text-generation
+    request = f"Write a poem about who Ada Lovelace was, from this text: '{PASSAGE}'"
+    plan, _ = validate_plan([{"task": "text-generation", "id": 0, "args": {"text": request}}], known, request)
+    assert plan.as_list()[0]["task"] == "text-generation"
+
+
+def test_writing_on_a_quoted_question_takes_the_other_quoted_text_as_context(known):
+    question = "What did Ada Lovelace write an algorithm for?"
+    request = f"I need the answer to this question: '{question}' Here is the document text: '{PASSAGE}'"
+    plan, _ = validate_plan([{"task": "text-generation", "id": 0, "args": {"text": question}}], known, request)
+    assert plan.as_list()[0]["args"] == {"question": question, "context": PASSAGE}

@@ -69,3 +69,46 @@ def test_a_single_step_plan_and_text_leaves_are_never_dropped(known):
 def test_no_request_no_judgement(known):
     raw = [step("translation", 0, text="x"), step("text-to-speech", 1, text="<resource>-0")]
     assert len(validate_plan(raw, known)[0].tasks) == 2
+
+
+# text-generation that the request never asks for: taken out, its readers read what it read
+
+
+def test_a_description_step_between_two_tasks_is_taken_out_and_its_reader_reads_its_input(known):
+    raw = [step("object-detection", 0, image="street.jpg"), step("text-generation", 1, text="<resource>-0"),
+           step("conversational", 2, text="<resource>-1")]
+    plan, repairs = validate_plan(raw, known, "Find the objects in street.jpg and chat with me about them.")
+    assert [(t.task, t.dep) for t in plan.tasks] == [("object-detection", []), ("conversational", [0])]
+    assert plan.tasks[1].args["text"] == "<resource>-0"
+    assert any(r["task_id"] == 1 and "the tasks that read it read task 0" in r["reason"] for r in repairs)
+
+
+def test_an_unread_writing_step_next_to_the_asked_task_is_dropped(known):
+    raw = [step("text-generation", 0, text="Who is the father of computers?"),
+           step("question-answering", 1, question="Who is the father of computers?",
+                context="Charles Babbage is known as the father of computers.")]
+    plan, _ = validate_plan(raw, known, "Who is the father of computers? Answer from this text: "
+                                        "'Charles Babbage is known as the father of computers.'")
+    assert [t.task for t in plan.tasks] == ["question-answering"]
+
+
+@pytest.mark.parametrize("request_text", [
+    "Classify the emotion in 'a.wav', then write a short poem about it.",
+    "Detect the objects in a.jpg and generate a description of them.",
+    "Identify the objects in a.jpg and paraphrase the result.",
+    "Generate the rest of this incomplete sentence after reading a.jpg: 'Once upon'",
+])
+def test_writing_stays_when_the_request_asks_for_a_text(known, request_text):
+    raw = [step("image-classification", 0, image="a.jpg"), step("text-generation", 1, text="<resource>-0")]
+    plan, _ = validate_plan(raw, known, request_text)
+    assert [t.task for t in plan.tasks] == ["image-classification", "text-generation"]
+
+
+def test_writing_with_its_own_text_that_others_read_stays_and_a_lone_step_stays(known):
+    # taking it out would lose the text its reader uses
+    raw = [step("text-generation", 0, text="The Eiffel Tower is in Paris."),
+           step("translation", 1, text="<resource>-0", tgt_lang="fr")]
+    plan, _ = validate_plan(raw, known, "Tell me in French where the Eiffel Tower is.")
+    assert [t.task for t in plan.tasks] == ["text-generation", "translation"]
+    plan, _ = validate_plan([step("text-generation", 0, text="hi")], known, "Hello there")
+    assert [t.task for t in plan.tasks] == ["text-generation"]
