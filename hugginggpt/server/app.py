@@ -18,6 +18,7 @@ from hugginggpt.server.errors import install_error_handlers
 from hugginggpt.server.routes_page import STATIC
 from hugginggpt.server.runs import RunRegistry
 from hugginggpt.server.settings import ServerSettings
+from hugginggpt.server.wire import WireJSONResponse
 
 log = logging.getLogger("hugginggpt.server")
 
@@ -40,7 +41,8 @@ def create_app(settings: ServerSettings, agents: AgentPool, *, warm_default: boo
         finally:
             await registry.close()
 
-    app = FastAPI(title="hugginggpt", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app = FastAPI(title="hugginggpt", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None,
+                  default_response_class=WireJSONResponse)
     app.state.settings = settings
     install_error_handlers(app)
     if settings.cors_origins:

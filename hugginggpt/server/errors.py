@@ -11,6 +11,8 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from hugginggpt.server.wire import WireJSONResponse
+
 log = logging.getLogger("hugginggpt.server")
 
 
@@ -32,7 +34,7 @@ def error_body(message: str, code: str, status: int) -> dict[str, Any]:
 
 
 def error_response(status: int, message: str, code: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse(error_body(message, code, status), status_code=status, headers=headers)
+    return WireJSONResponse(error_body(message, code, status), status_code=status, headers=headers)
 
 
 def _validation_message(exc: RequestValidationError) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import Request
 
 from hugginggpt.server.errors import ApiError
+from hugginggpt.server.wire import wire_text
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 #: A comment line every this many quiet seconds, so proxies do not close a stream while a model plans.
@@ -17,7 +18,7 @@ KEEP_ALIVE = ": keep-alive\n\n"
 
 def sse(data: Any, *, event: str | None = None, id: int | None = None) -> str:
     """One SSE message; ``data`` is JSON-encoded unless it is a string already."""
-    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
+    text = wire_text(data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str))
     head = (f"id: {id}\n" if id is not None else "") + (f"event: {event}\n" if event else "")
     return head + "".join(f"data: {line}\n" for line in text.split("\n")) + "\n"
 

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from tests.server.conftest import png
+from tests.server.live import RequestEchoLLM
 
 #: The agents `hugginggpt serve --agent ...` serves; every one has the same run lifecycle over HTTP.
 AGENTS = ("global", "react", "tools")
@@ -454,3 +455,33 @@ def test_file_links_in_model_text_survive_names_the_file_system_refuses(tmp_path
     (tmp_path / "outputs" / "a.wav").write_bytes(b"RIFF")
     text = f"audio: {tmp_path}/outputs/a.wav and {tmp_path}/run" + "-ba1206ca" * 120 + "/b.wav"
     assert [f["name"] for f in run_files({"output": text}, tmp_path, "/runs/r")] == ["outputs/a.wav"]
+
+
+class HalfEmojiLLM(RequestEchoLLM):
+    """Answers with half of a surrogate pair, as a model's JSON escape "\\ud83d" parses to."""
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        result = super()._generate(messages, stop, run_manager, **kwargs)
+        message = result.generations[0].message
+        if message.content.startswith("Answer:"):
+            result.generations[0].message = message.model_copy(update={"content": message.content + " \ud83d!"})
+        return result
+
+
+def test_a_lone_surrogate_in_model_text_reaches_every_client_as_a_replacement_character(make_server):
+    server = make_server(HalfEmojiLLM())
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        run_id = client.post("/runs", json={"input": "Say hello"}).json()["id"]
+        events = follow(client, run_id)
+        assert events[-1]["status"] == "done"
+        assert next(e for e in events if e.get("event") == "response")["output"].endswith("\ufffd!")
+        assert client.get(f"/runs/{run_id}").json()["output"].endswith("\ufffd!")
+        completion = client.post("/v1/chat/completions", json={"messages": [{"role": "user", "content": "hi"}]})
+        assert completion.status_code == 200
+        assert completion.json()["choices"][0]["message"]["content"].endswith("\ufffd!")
+        with client.stream("POST", "/v1/chat/completions", json={
+                "stream": True, "messages": [{"role": "user", "content": "hi"}]}) as response:
+            lines = [line for line in response.iter_lines() if line.startswith("data: ")]
+        assert lines[-1] == "data: [DONE]"
+        streamed = "".join(json.loads(line[6:])["choices"][0]["delta"].get("content") or "" for line in lines[:-1])
+        assert streamed.endswith("\ufffd!")
