@@ -4,12 +4,16 @@
 prediction, and ``benchmarks/planning_quality.py`` in its rows (``harness.raw``). This script parses
 the last answer again, validates it with every repair and then without each switchable one in turn
 (``relink``: ``plan_repair.relink_skipped_steps``; ``unrequested``: ``agent/unrequested.py``;
-``swaps`` and ``drawing``: ``agent/task_swaps.py``'s two; ``writing``: ``unrequested.splice_unrequested_writing``),
+``swaps``, ``edits`` (image-to-image with an edit instruction), ``labels`` (speech recognition meant as
+audio-classification), ``classes`` (object detection meant as image-classification; all three part of
+``swaps``) and ``drawing``:
+``agent/task_swaps.py``; ``writing``: ``unrequested.splice_unrequested_writing``),
 converts each to TaskBench's format and scores them, so a repair is measured on exactly the same
-LLM answers.
+LLM answers. ``--write FILE`` keeps the predictions re-validated with every repair (the plans the
+current planner makes of those answers), for ``hugginggpt compare`` to judge and report.
 
     python benchmarks/revalidate.py docs/results/taskbench-test-qwen2.5-coder-1.5b/predictions/global.json
-    python benchmarks/revalidate.py benchmarks/results/planning_quality-dev.json
+    python benchmarks/revalidate.py benchmarks/results/planning_quality-dev.json --without swaps,writing
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from unittest import mock
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hugginggpt.agent import plan_repair
+from hugginggpt.agent import plan_repair, task_swaps
 from hugginggpt.agent.plan import task_info_from_spec
 from hugginggpt.agent.plan_format import parse_plan_text
 from hugginggpt.errors import PlanError
@@ -38,32 +42,54 @@ from tests.shared import shared_path
 GROUPS = ["overall_overall", "single_overall", "chain_overall", "dag_overall"]
 #: The repairs that can be switched off, and what switching one off replaces in ``plan_repair``.
 SWITCHABLE = {
-    "relink": ("relink_skipped_steps", lambda *args: None),
-    "unrequested": ("drop_unrequested_leaves", lambda items, *args: items),
-    "swaps": ("swap_misread_tasks", lambda *args: None),
-    "drawing": ("swap_misnamed_writing", lambda *args: None),
-    "writing": ("splice_unrequested_writing", lambda items, *args: items),
+    "relink": (plan_repair, "relink_skipped_steps", lambda *args: None),
+    "unrequested": (plan_repair, "drop_unrequested_leaves", lambda items, *args: items),
+    "swaps": (plan_repair, "swap_misread_tasks", lambda *args: None),
+    "edits": (task_swaps, "_edit_by_description", lambda *args: None),
+    "labels": (task_swaps, "_label_not_transcript", lambda *args: None),
+    "classes": (task_swaps, "_class_not_objects", lambda *args: None),
+    "drawing": (plan_repair, "swap_misnamed_writing", lambda *args: None),
+    "writing": (plan_repair, "splice_unrequested_writing", lambda items, *args: items),
 }
 
 
-def replan(rows: dict[str, Any], dataset: Any, mapping: TaskBenchMapping, without: str | None) -> dict[str, Any]:
+def replan(rows: dict[str, Any], dataset: Any, mapping: TaskBenchMapping, without: str | None,
+           keep: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Each row's last answer validated again, as TaskBench predictions; ``without``: repairs switched
+    off (names joined by ","). ``keep``, when given, receives each sample's plan and repairs."""
     table = task_table()
     known = {n: task_info_from_spec(table[n]) for n in mapping.domain_tasks()}
-    name, stand_in = SWITCHABLE[without] if without else (None, None)
+    off = [SWITCHABLE[name] for name in (without.split(",") if without else [])]
     out = {}
     for sample_id, row in rows.items():
         harness = row.get("harness") or {}
         raw = harness.get("raw_outputs") or harness.get("raw") or []
         plan: list[dict[str, Any]] = []
+        repairs: list[dict[str, Any]] = []
         if raw:
             try:
-                with mock.patch.object(plan_repair, name, stand_in) if name else contextlib.nullcontext():
-                    plan = plan_repair.validate_plan(parse_plan_text(raw[-1]), known,
-                                                     dataset.get(sample_id).request)[0].as_list()
+                with contextlib.ExitStack() as stack:
+                    for module, name, stand_in in off:
+                        stack.enter_context(mock.patch.object(module, name, stand_in))
+                    validated, repairs = plan_repair.validate_plan(parse_plan_text(raw[-1]), known,
+                                                                   dataset.get(sample_id).request)
+                    plan = validated.as_list()
             except PlanError:
                 plan = []
         out[sample_id] = mapping.plan_to_prediction(sample_id, plan)
+        if keep is not None:
+            keep[sample_id] = {"plan": plan, "repairs": repairs}
     return out
+
+
+def write_predictions(rows: dict[str, Any], predictions: dict[str, Any], kept: dict[str, Any], path: Path) -> None:
+    """``rows`` as a predictions file (JSON lines) whose plans are the re-validated ones: each row keeps
+    its recorded answers, seconds and usage, and says ``"revalidated": true``."""
+    with path.open("w", encoding="utf-8") as fh:
+        for sample_id, row in rows.items():
+            harness = {**(row.get("harness") or {}), **kept[sample_id], "revalidated": True}
+            fh.write(json.dumps({**row, "result": predictions[sample_id]["result"], "harness": harness},
+                                ensure_ascii=False) + "\n")
 
 
 def load_rows(path: Path) -> dict[str, Any]:
@@ -81,14 +107,22 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("predictions")
     parser.add_argument("--data", default=str(shared_path("taskbench")))
+    parser.add_argument("--without", action="append", default=[], metavar="NAME[,NAME]",
+                        help="also score with these repairs switched off together (repeatable)")
+    parser.add_argument("--write", metavar="FILE", default=None,
+                        help="write the predictions re-validated with every repair to FILE (JSON lines)")
     args = parser.parse_args(argv)
     dataset = load_taskbench(args.data)
     mapping = TaskBenchMapping(dataset.tools)
     rows = load_rows(Path(args.predictions))
     labels = [r for r in dataset.records if r["id"] in rows]
     result = {}
-    for without in (None, *SWITCHABLE):
-        scores = score(labels, replan(rows, dataset, mapping, without), list(dataset.tools.values()), groups=GROUPS)
+    for without in (None, *SWITCHABLE, *args.without):
+        kept: dict[str, Any] = {}
+        predictions = replan(rows, dataset, mapping, without, kept)
+        if without is None and args.write:
+            write_predictions(rows, predictions, kept, Path(args.write))
+        scores = score(labels, predictions, list(dataset.tools.values()), groups=GROUPS)
         result[f"without {without}" if without else "all repairs"] = {
             g: {m: round(getattr(s, m), 4) for m in METRICS if getattr(s, m) is not None} for g, s in scores.items()}
     print(json.dumps({"requests": len(rows), **result}, indent=1))

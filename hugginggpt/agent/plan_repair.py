@@ -25,6 +25,7 @@ from hugginggpt.agent.plan import (
     canonical_refs,
     replace_refs,
 )
+from hugginggpt.agent.request_words import folded
 from hugginggpt.agent.task_swaps import swap_misnamed_writing, swap_misread_tasks
 from hugginggpt.agent.unrequested import drop_unrequested_leaves, splice_unrequested_writing
 from hugginggpt.errors import PlanError
@@ -305,7 +306,7 @@ class _ReferenceRepair:
         self.validator = validator
         self.items = items
         self.request = request
-        self.request_text = " ".join((request or "").lower().split())
+        self.request_text = folded(request or "")
         self.files = request_files(request or "")
         self.ids = {t.id for t in items}
 
@@ -376,7 +377,7 @@ class _ReferenceRepair:
         return text in (self.request or "") or text.replace("\\", "/").rsplit("/", 1)[-1] in (self.request or "")
 
     def request_says(self, value: str) -> bool:
-        text = " ".join(value.lower().split()).strip(" '\".")
+        text = folded(value).strip(" '\".")
         return bool(text) and text in self.request_text
 
     def redirect(self, task: PlanTask, name: str, value: str, source: PlanTask, why: str) -> str:
@@ -434,9 +435,10 @@ def validate_plan(raw: Any, known: dict[str, TaskInfo], request: str | None = No
     request never mentions, or a text argument that is a placeholder for an earlier result, becomes
     ``<resource>-N`` of the nearest earlier task producing that kind; a reference to the task itself
     or to no task goes to that producer, else to the one file of that kind the request names.
-    It also lets a question-answering on an invented context become visual-question-answering
-    (``task_swaps.py``) and drops media-making leaf steps of a kind the request never mentions
-    (``unrequested.py``).
+    It also swaps tasks whose arguments show that the planner meant a sibling task (``task_swaps.py``:
+    question-answering on an invented context, document QA on an image nobody has, text-generation
+    meant as a media maker), takes out text-generation steps of a request that asks for no writing and
+    drops media-making leaf steps of a kind the request never mentions (``unrequested.py``).
 
     Returns the plan (only tasks that can run) and the repairs made. Raises ``PlanError`` only
     when ``raw`` is not a plan at all (e.g. a number, or a list of strings is fine: entries dropped).

@@ -1,4 +1,5 @@
-"""How plan repairs read a request: the passages it quotes, and its own words around them.
+"""How plan repairs read a request: folded for comparison, the passages it quotes, and its own words
+around them.
 
 A request's cue words ("write", "image", "aloud") say what the user asks for only outside its quotes:
 in "Summarize 'Once upon a time, a story ...'" the word "story" belongs to the text to summarize.
@@ -12,6 +13,11 @@ import re
 _QUOTED = re.compile(r"(?<!\w)(['\"])(.+?)\1(?!\w)", re.DOTALL)
 #: Words a quoted text needs to count as a passage (a question or a name is shorter).
 PASSAGE_WORDS = 8
+
+
+def folded(text: str) -> str:
+    """``text`` lower-cased with its white space folded: how repairs compare a value with the request."""
+    return " ".join((text or "").lower().split())
 
 
 def quoted_texts(request: str) -> list[str]:

@@ -18,8 +18,20 @@ be written, planned with text-generation and no text-to-image, meant text-to-ima
 
 Each swap is recorded with its reason.
 
-(Tried and not kept: image-to-image with a text prompt -> image-text-to-image. On the dev answers it
-raised node F1 but lowered edge F1: a restyling prompt, "in Van Gogh's style", is image-to-image.)
+An image-to-image whose prompt is an edit instruction ("change the background to blue", "add a
+hat") and not a restyling or an enhancement ("in Van Gogh's style", "enhance it to match the target")
+is image-text-to-image: editing an image by a description.
+
+Speech recognition for a request that never asks for a transcription but asks what kind of thing a
+recording holds (classify the command, the speaker, the emotion) is audio-classification: commands,
+speakers and emotions are audio-classification's labels (keyword spotting, speaker identification).
+
+Likewise object-detection for a request that asks to classify or categorize and never to detect,
+locate or box anything, in a plan where no other classification task accounts for the word, is
+image-classification.
+
+(Tried and not kept: every image-to-image with a text prompt -> image-text-to-image. On the dev
+answers it raised node F1 but lowered edge F1: a restyling prompt is image-to-image.)
 """
 
 from __future__ import annotations
@@ -28,7 +40,7 @@ import re
 from collections.abc import Callable
 
 from hugginggpt.agent.plan import CANONICAL_REF, PlanTask, TaskInfo, media_read
-from hugginggpt.agent.request_words import own_words, quoted_passages
+from hugginggpt.agent.request_words import folded, own_words, quoted_passages
 from hugginggpt.agent.unrequested import WRITING_TASK, asks_for_writing
 
 #: A request asking for a new picture: a making verb, then "a/an/some/new ... image" (not "the image",
@@ -39,6 +51,21 @@ _ASKS_FOR_PICTURE = re.compile(
     re.IGNORECASE)
 #: A request that asks something: a question mark or a question word.
 _ASKS_QUESTION = re.compile(r"\?|\b(?:who|what|when|where|which|why|how)\b", re.IGNORECASE)
+#: An edit instruction: a verb that changes what an image shows...
+_EDIT_WORDS = re.compile(r"\b(?:change|add|replace|remove|delete|erase|insert|put|turn|make|recolou?r|colou?r|paint|"
+                         r"highlight|blur|crop|edit|modify|alter)\w*\b", re.IGNORECASE)
+#: ...unless it restyles or enhances the image as a whole (image-to-image's own job).
+_RESTYLE_WORDS = re.compile(r"\b(?:enhanc|improv|style|styl|match|target|quality|transform|resolution|sharpen|"
+                            r"denois|upscal|restor|sketch|cartoon|anime|convert)\w*", re.IGNORECASE)
+#: A request asking what kind of thing a recording holds, and one asking for its words.
+_AUDIO_LABEL_WORDS = re.compile(r"\b(?:classif\w*|categor\w*|commands?|emotions?|speakers?|genre)\b", re.IGNORECASE)
+_TRANSCRIPT_WORDS = re.compile(r"\b(?:transcri\w*|speech[- ]to[- ]text|write down|written|words?|says?|said|saying)\b",
+                               re.IGNORECASE)
+#: A request asking for a class, and one asking for objects to be found.
+_CLASS_WORDS = re.compile(r"\b(?:classif\w*|categor\w*)\b", re.IGNORECASE)
+_DETECT_WORDS = re.compile(r"\b(?:detect\w*|locat\w*|bounding|box\w*|count\w*|position\w*|where|"
+                           r"(?:identify|recogni[sz]e|find|label|list)(?: and label)? (?:the |all |any |different )?objects?|"
+                           r"what objects)\b", re.IGNORECASE)
 #: The task that makes each media kind from a text.
 _FROM_TEXT = {"audio": "text-to-speech", "image": "text-to-image", "video": "text-to-video"}
 
@@ -53,6 +80,9 @@ def swap_misread_tasks(items: list[PlanTask], known: dict[str, TaskInfo], reques
     """
     _answer_from_image(items, known, said, images, note)
     _answer_from_passage(items, known, request, images, note)
+    _edit_by_description(items, known, note)
+    _label_not_transcript(items, known, request, note)
+    _class_not_objects(items, known, request, note)
 
 
 def swap_misnamed_writing(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
@@ -74,7 +104,7 @@ def _answer_from_image(items: list[PlanTask], known: dict[str, TaskInfo], said: 
         context = task.args.get("context")
         if task.task != "question-answering" or not isinstance(context, str) or CANONICAL_REF.search(context):
             continue
-        text = " ".join(context.lower().split()).strip(" '\".")
+        text = folded(context).strip(" '\".")
         names_image = text in {name.lower() for name in images}
         if not names_image and (not text or text in said or _mostly_from(text, said)):
             continue
@@ -167,3 +197,49 @@ def _media_from_writing(items: list[PlanTask], known: dict[str, TaskInfo], note:
         note(task.id, f"{WRITING_TASK} whose output a later task takes as {kind}: {_FROM_TEXT[kind]}")
         task.task = _FROM_TEXT[kind]
         task.args = {"text": task.args["text"]}
+
+
+def _edit_by_description(items: list[PlanTask], known: dict[str, TaskInfo], note: Callable[[int, str], None]) -> None:
+    """image-to-image with an edit instruction as its prompt (not a restyling) -> image-text-to-image."""
+    if "image-text-to-image" not in known:
+        return
+    for task in items:
+        prompt = task.args.get("prompt")
+        if (task.task != "image-to-image" or not isinstance(prompt, str) or CANONICAL_REF.search(prompt)
+                or not _EDIT_WORDS.search(prompt) or _RESTYLE_WORDS.search(prompt)):
+            continue
+        note(task.id, f"image-to-image with the edit instruction {prompt[:60]!r}: image-text-to-image")
+        task.task = "image-text-to-image"
+
+
+def _label_not_transcript(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
+                          note: Callable[[int, str], None]) -> None:
+    """automatic-speech-recognition for a request that asks, in its own words, for a recording's class
+    (command, speaker, emotion) and never for its words -> audio-classification (the first such step,
+    when the plan has no audio-classification yet)."""
+    said = own_words(request)
+    if ("audio-classification" not in known or any(t.task == "audio-classification" for t in items)
+            or not _AUDIO_LABEL_WORDS.search(said) or _TRANSCRIPT_WORDS.search(said)):
+        return
+    for task in items:
+        if task.task == "automatic-speech-recognition":
+            note(task.id, "automatic-speech-recognition for a request that asks what class a recording is and "
+                          "never for its words: audio-classification")
+            task.task = "audio-classification"
+            return
+
+
+def _class_not_objects(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
+                       note: Callable[[int, str], None]) -> None:
+    """object-detection for a request that asks, in its own words, to classify and never to detect or
+    locate, with no classification task in the plan -> image-classification (the first such step)."""
+    said = own_words(request)
+    if ("image-classification" not in known or any(t.task.endswith("classification") for t in items)
+            or not _CLASS_WORDS.search(said) or _DETECT_WORDS.search(said)):
+        return
+    for task in items:
+        if task.task == "object-detection":
+            note(task.id, "object-detection for a request that asks for a class and for no objects to be found: "
+                          "image-classification")
+            task.task = "image-classification"
+            return

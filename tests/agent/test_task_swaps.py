@@ -129,3 +129,59 @@ def test_writing_on_a_quoted_question_takes_the_other_quoted_text_as_context(kno
     request = f"I need the answer to this question: '{question}' Here is the document text: '{PASSAGE}'"
     plan, _ = validate_plan([{"task": "text-generation", "id": 0, "args": {"text": question}}], known, request)
     assert plan.as_list()[0]["args"] == {"question": question, "context": PASSAGE}
+
+
+# image-to-image with an edit instruction -> image-text-to-image; not a restyling
+
+@pytest.mark.parametrize("prompt,expected", [
+    ("Change the background to blue", "image-text-to-image"),
+    ("add a red hat to the dog", "image-text-to-image"),
+    ("enhance the image to match the target style", "image-to-image"),
+    ("turn it into a Van Gogh style painting", "image-to-image"),
+    ("<resource>-0", "image-to-image"),
+])
+def test_an_edit_instruction_is_image_editing_and_a_restyling_is_not(known, prompt, expected):
+    raw = [{"task": "image-to-image", "id": 1, "args": {"image": "a.jpg", "prompt": prompt}}]
+    if "<resource>" in prompt:
+        raw.insert(0, {"task": "image-to-text", "id": 0, "args": {"image": "a.jpg"}})
+    plan, _ = validate_plan(raw, known, "Do what I said to the image a.jpg.")
+    assert plan.as_list()[-1]["task"] == expected
+    assert plan.as_list()[-1]["args"]["prompt"] == prompt
+
+
+# speech recognition meant as audio-classification
+
+@pytest.mark.parametrize("request_text,expected", [
+    ("Clean up 'cmd.wav' and classify the spoken command.", "audio-classification"),
+    ("Tell me the emotion of the speaker in 'cmd.wav'.", "audio-classification"),
+    ("Transcribe 'cmd.wav' and classify the command it gives.", "automatic-speech-recognition"),
+    ("What does the speaker say in 'cmd.wav'?", "automatic-speech-recognition"),
+    ("Summarize 'cmd.wav'.", "automatic-speech-recognition"),
+])
+def test_a_request_for_a_recordings_class_and_not_its_words_is_audio_classification(known, request_text, expected):
+    raw = [{"task": "automatic-speech-recognition", "id": 0, "args": {"audio": "cmd.wav"}},
+           {"task": "summarization", "id": 1, "args": {"text": "<resource>-0"}}]
+    plan, _ = validate_plan(raw, known, request_text)
+    assert plan.as_list()[0]["task"] == expected
+
+
+# object detection meant as image-classification
+
+@pytest.mark.parametrize("request_text,expected", [
+    ("Segment a.jpg, then classify what is in it.", "image-classification"),
+    ("What is the category of the object in a.jpg?", "image-classification"),
+    ("Detect the objects in a.jpg and classify them.", "object-detection"),  # detection asked for too
+    ("Identify the objects in a.jpg.", "object-detection"),  # no class asked for
+])
+def test_a_request_for_a_class_and_no_objects_found_is_image_classification(known, request_text, expected):
+    raw = [{"task": "image-segmentation", "id": 0, "args": {"image": "a.jpg"}},
+           {"task": "object-detection", "id": 1, "args": {"image": "<resource>-0"}}]
+    plan, _ = validate_plan(raw, known, request_text)
+    assert plan.as_list()[1]["task"] == expected
+
+
+def test_another_classification_task_accounts_for_the_word(known):
+    raw = [{"task": "object-detection", "id": 0, "args": {"image": "a.jpg"}},
+           {"task": "token-classification", "id": 1, "args": {"text": "<resource>-0"}}]
+    plan, _ = validate_plan(raw, known, "Look at a.jpg, then run token classification on the result.")
+    assert [t.task for t in plan.tasks] == ["object-detection", "token-classification"]
