@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from hugginggpt.agent.plan import CANONICAL_REF, PlanTask, TaskInfo, media_read
 from hugginggpt.agent.request_words import folded, own_words, quoted_passages
@@ -81,8 +82,7 @@ def swap_misread_tasks(items: list[PlanTask], known: dict[str, TaskInfo], reques
     _answer_from_image(items, known, said, images, note)
     _answer_from_passage(items, known, request, images, note)
     _edit_by_description(items, known, note)
-    _label_not_transcript(items, known, request, note)
-    _class_not_objects(items, known, request, note)
+    _swap_by_cues(items, known, request, note)
 
 
 def swap_misnamed_writing(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
@@ -212,34 +212,36 @@ def _edit_by_description(items: list[PlanTask], known: dict[str, TaskInfo], note
         task.task = "image-text-to-image"
 
 
-def _label_not_transcript(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
-                          note: Callable[[int, str], None]) -> None:
-    """automatic-speech-recognition for a request that asks, in its own words, for a recording's class
-    (command, speaker, emotion) and never for its words -> audio-classification (the first such step,
-    when the plan has no audio-classification yet)."""
-    said = own_words(request)
-    if ("audio-classification" not in known or any(t.task == "audio-classification" for t in items)
-            or not _AUDIO_LABEL_WORDS.search(said) or _TRANSCRIPT_WORDS.search(said)):
-        return
-    for task in items:
-        if task.task == "automatic-speech-recognition":
-            note(task.id, "automatic-speech-recognition for a request that asks what class a recording is and "
-                          "never for its words: audio-classification")
-            task.task = "audio-classification"
-            return
+@dataclass(frozen=True)
+class _CueSwap:
+    """``source`` meant as ``target``: when the request's own words match ``asks`` and not ``unless``,
+    and no task of the plan already does the job (``done_by``), the first ``source`` step is swapped."""
+
+    source: str
+    target: str
+    asks: re.Pattern[str]
+    unless: re.Pattern[str]
+    done_by: Callable[[str], bool]
+    reason: str
 
 
-def _class_not_objects(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
-                       note: Callable[[int, str], None]) -> None:
-    """object-detection for a request that asks, in its own words, to classify and never to detect or
-    locate, with no classification task in the plan -> image-classification (the first such step)."""
+_CUE_SWAPS = (
+    _CueSwap("automatic-speech-recognition", "audio-classification", _AUDIO_LABEL_WORDS, _TRANSCRIPT_WORDS,
+             lambda task: task == "audio-classification", "asks what class a recording is and never for its words"),
+    _CueSwap("object-detection", "image-classification", _CLASS_WORDS, _DETECT_WORDS,
+             lambda task: task.endswith("classification"), "asks for a class and for no objects to be found"),
+)
+
+
+def _swap_by_cues(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
+                  note: Callable[[int, str], None]) -> None:
+    """The swaps of ``_CUE_SWAPS``, each at most once."""
     said = own_words(request)
-    if ("image-classification" not in known or any(t.task.endswith("classification") for t in items)
-            or not _CLASS_WORDS.search(said) or _DETECT_WORDS.search(said)):
-        return
-    for task in items:
-        if task.task == "object-detection":
-            note(task.id, "object-detection for a request that asks for a class and for no objects to be found: "
-                          "image-classification")
-            task.task = "image-classification"
-            return
+    for swap in _CUE_SWAPS:
+        if (swap.target not in known or any(swap.done_by(t.task) for t in items)
+                or not swap.asks.search(said) or swap.unless.search(said)):
+            continue
+        task = next((t for t in items if t.task == swap.source), None)
+        if task is not None:
+            note(task.id, f"{swap.source} for a request that {swap.reason}: {swap.target}")
+            task.task = swap.target
