@@ -4,7 +4,8 @@
 prediction, and ``benchmarks/planning_quality.py`` in its rows (``harness.raw``). This script parses
 the last answer again, validates it with every repair and then without each switchable one in turn
 (``relink``: ``plan_repair.relink_skipped_steps``; ``unrequested``: ``agent/unrequested.py``;
-``swaps``, ``edits`` (image-to-image with an edit instruction), ``cues`` (speech recognition meant as
+``swaps``, ``edits`` (image-to-image with an edit instruction), ``labels`` (QA on a classifier's label
+meant as visual QA), ``cues`` (speech recognition meant as
 audio-classification, object detection meant as image-classification; both part of ``swaps``) and ``drawing``:
 ``agent/task_swaps.py``; ``writing``: ``unrequested.splice_unrequested_writing``),
 converts each to TaskBench's format and scores them, so a repair is measured on exactly the same
@@ -45,9 +46,11 @@ SWITCHABLE = {
     "unrequested": (plan_repair, "drop_unrequested_leaves", lambda items, *args: items),
     "swaps": (plan_repair, "swap_misread_tasks", lambda *args: None),
     "edits": (task_swaps, "_edit_by_description", lambda *args: None),
+    "labels": (task_swaps, "_answer_from_label", lambda *args: None),
     "cues": (task_swaps, "_swap_by_cues", lambda *args: None),
     "drawing": (plan_repair, "swap_misnamed_writing", lambda *args: None),
     "writing": (plan_repair, "splice_unrequested_writing", lambda items, *args: items),
+    "classifier": (plan_repair, "splice_unasked_classifiers", lambda items, *args: items),
 }
 
 

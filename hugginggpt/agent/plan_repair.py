@@ -27,7 +27,7 @@ from hugginggpt.agent.plan import (
 )
 from hugginggpt.agent.request_words import folded
 from hugginggpt.agent.task_swaps import swap_misnamed_writing, swap_misread_tasks
-from hugginggpt.agent.unrequested import drop_unrequested_leaves, splice_unrequested_writing
+from hugginggpt.agent.unrequested import drop_unrequested_leaves, splice_unasked_classifiers, splice_unrequested_writing
 from hugginggpt.errors import PlanError
 from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES
 
@@ -79,6 +79,7 @@ class _Validator:
             swap_misread_tasks(items, self.known, request, references.request_text, references.files["image"], self.note)
             relink_skipped_steps(self, items)
             items = splice_unrequested_writing(items, self.known, request, self.note)
+            items = splice_unasked_classifiers(items, self.known, request, self.note)
             items = drop_unrequested_leaves(items, self.known, request, self.note)
         ids = {t.id for t in items} | self.rejected
         for t in items:
@@ -435,10 +436,11 @@ def validate_plan(raw: Any, known: dict[str, TaskInfo], request: str | None = No
     request never mentions, or a text argument that is a placeholder for an earlier result, becomes
     ``<resource>-N`` of the nearest earlier task producing that kind; a reference to the task itself
     or to no task goes to that producer, else to the one file of that kind the request names.
-    It also swaps tasks whose arguments show that the planner meant a sibling task (``task_swaps.py``:
-    question-answering on an invented context, document QA on an image nobody has, text-generation
-    meant as a media maker), takes out text-generation steps of a request that asks for no writing and
-    drops media-making leaf steps of a kind the request never mentions (``unrequested.py``).
+    It also swaps tasks whose arguments or request show that the planner meant a sibling task
+    (``task_swaps.py``: question-answering on an invented context or a classifier's label, document QA
+    on an image nobody has, text-generation meant as a media maker, image-to-image with an edit
+    instruction, ...), takes out text-generation and image-classification steps that the request never
+    asks for and drops media-making leaf steps of a kind it never mentions (``unrequested.py``).
 
     Returns the plan (only tasks that can run) and the repairs made. Raises ``PlanError`` only
     when ``raw`` is not a plan at all (e.g. a number, or a list of strings is fine: entries dropped).

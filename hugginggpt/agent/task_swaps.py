@@ -6,6 +6,10 @@ context that is neither the request's text nor an earlier task's output, while t
 image, means visual-question-answering on that image. A context the request does give, or an
 earlier output, is left alone.
 
+Likewise a question-answering whose context is an image-classification's label (and nobody else
+reads that label): the planner meant a question about the classified image, visual-question-answering
+(document-question-answering when the request speaks of a document), and the classifier goes.
+
 The other way round, a question about a passage the request quotes ("Here is the document text:
 '...'") gets document- or visual-question-answering on an image nobody has (``document.jpg``): with
 no image in the request and none made by an earlier task, that is question-answering on the passage.
@@ -67,6 +71,8 @@ _CLASS_WORDS = re.compile(r"\b(?:classif\w*|categor\w*)\b", re.IGNORECASE)
 _DETECT_WORDS = re.compile(r"\b(?:detect\w*|locat\w*|bounding|box\w*|count\w*|position\w*|where|"
                            r"(?:identify|recogni[sz]e|find|label|list)(?: and label)? (?:the |all |any |different )?objects?|"
                            r"what objects)\b", re.IGNORECASE)
+#: A request that speaks of a document (a question about one is document-question-answering).
+_DOCUMENT_WORDS = re.compile(r"\b(?:document|scan\w*|invoice|receipt|form|page|pdf|letter|contract)s?\b", re.IGNORECASE)
 #: The task that makes each media kind from a text.
 _FROM_TEXT = {"audio": "text-to-speech", "image": "text-to-image", "video": "text-to-video"}
 
@@ -80,6 +86,7 @@ def swap_misread_tasks(items: list[PlanTask], known: dict[str, TaskInfo], reques
     in order.
     """
     _answer_from_image(items, known, said, images, note)
+    _answer_from_label(items, known, request, note)
     _answer_from_passage(items, known, request, images, note)
     _edit_by_description(items, known, note)
     _swap_by_cues(items, known, request, note)
@@ -129,6 +136,29 @@ def _image_for(earlier: list[PlanTask], known: dict[str, TaskInfo], images: list
         if "image" in known[task.task].outputs:
             return f"<resource>-{task.id}"
     return images[0] if len(images) == 1 else None
+
+
+def _answer_from_label(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
+                       note: Callable[[int, str], None]) -> None:
+    """question-answering on an image-classification's label that nothing else reads -> visual (or
+    document) question-answering on the classified image; the classifier is taken out."""
+    target = "document-question-answering" if _DOCUMENT_WORDS.search(own_words(request)) else "visual-question-answering"
+    if target not in known:
+        return
+    by_id = {t.id: t for t in items}
+    for task in list(items):
+        context = task.args.get("context")
+        whole = CANONICAL_REF.fullmatch(context.strip()) if isinstance(context, str) else None
+        label = by_id.get(int(whole.group(1))) if whole else None
+        if task.task != "question-answering" or label is None or label.task != "image-classification":
+            continue
+        if any(label.id in t.references() for t in items if t is not task) or not isinstance(label.args.get("image"), str):
+            continue
+        note(task.id, f"question-answering on the label of task {label.id} (image-classification): a question about "
+                      f"that image, {target}; task {label.id} taken out")
+        task.task = target
+        task.args = {"image": label.args["image"], "question": task.args.get("question", "")}
+        items.remove(label)
 
 
 def _answer_from_passage(items: list[PlanTask], known: dict[str, TaskInfo], request: str, images: list[str],

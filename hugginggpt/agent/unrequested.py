@@ -1,5 +1,5 @@
 """Steps nobody asked for: a plan's end product of a kind the request never mentions is dropped, and
-a text-generation step that the request never asks for is taken out of the plan.
+a text-generation or image-classification step that the request never asks for is taken out.
 
 Small planners append a step out of habit: a text-to-speech after a translation, a video after an
 answer. Such a step is a *leaf* (no task uses its output) that produces only media (audio, an image,
@@ -113,3 +113,36 @@ def splice_unrequested_writing(items: list[PlanTask], known: dict[str, TaskInfo]
         items.remove(step)
     return items
 
+
+
+#: Words by which a request asks what something is: what image-classification is for.
+_ASKS_FOR_CLASS = re.compile(
+    r"\b(?:classif\w*|categor\w*|identif\w*|recogni[sz]\w*|label\w*|kind|type|species|breed|content\w*|"
+    r"what(?:'s| is)? (?:in|on|shown|this|that|it)|know what)\b", re.IGNORECASE)
+CLASSIFIER_TASK = "image-classification"
+
+
+def splice_unasked_classifiers(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
+                               note: Callable[[int, str], None]) -> list[PlanTask]:
+    """``items`` without the image-classification steps of a request that never asks what an image
+    shows: a leaf is dropped, and a step whose label later tasks take as an image (an edit of "the
+    classified image") is taken out, those tasks reading the image it classified. A step whose label
+    is read as text stays. Never leaves fewer than one task."""
+    if _ASKS_FOR_CLASS.search(own_words(request)):
+        return items
+    items = list(items)
+    for step in [t for t in items if t.task == CLASSIFIER_TASK]:
+        image = step.args.get("image")
+        readers = [t for t in items if step.id in t.references()]
+        if len(items) <= 1 or not isinstance(image, str) or any(media_read(r, step.id, known) != "image"
+                                                                for r in readers):
+            continue
+        for reader in readers:
+            reader.args = {name: image if isinstance(value, str) and CANONICAL_REF.fullmatch(value.strip())
+                           and int(CANONICAL_REF.fullmatch(value.strip()).group(1)) == step.id else value
+                           for name, value in reader.args.items()}
+        note(step.id, f"taken out: {CLASSIFIER_TASK} for a request that never asks what an image shows"
+                      + (f"; the tasks that took its label as an image read {image!r}" if readers else
+                         "; no task uses its output"))
+        items.remove(step)
+    return items

@@ -185,3 +185,25 @@ def test_another_classification_task_accounts_for_the_word(known):
            {"task": "token-classification", "id": 1, "args": {"text": "<resource>-0"}}]
     plan, _ = validate_plan(raw, known, "Look at a.jpg, then run token classification on the result.")
     assert [t.task for t in plan.tasks] == ["object-detection", "token-classification"]
+
+
+# question-answering on a classifier's label -> visual (document) question-answering
+
+@pytest.mark.parametrize("request_text,expected", [
+    ("In a.jpg, what colour is the car?", "visual-question-answering"),
+    ("My scanned document a.jpg: what is the total amount?", "document-question-answering"),
+])
+def test_answering_from_a_classifiers_label_is_a_question_about_the_image(known, request_text, expected):
+    raw = [{"task": "image-classification", "id": 0, "args": {"image": "a.jpg"}},
+           {"task": "question-answering", "id": 1, "args": {"question": "What is it?", "context": "<resource>-0"}}]
+    plan, repairs = validate_plan(raw, known, request_text)
+    assert plan.as_list() == [{"task": expected, "id": 1, "dep": [], "args": {"image": "a.jpg", "question": "What is it?"}}]
+    assert "task 0 taken out" in repairs[-1]["reason"]
+
+
+def test_a_label_that_another_task_reads_too_keeps_its_classifier(known):
+    raw = [{"task": "image-classification", "id": 0, "args": {"image": "a.jpg"}},
+           {"task": "question-answering", "id": 1, "args": {"question": "What is it?", "context": "<resource>-0"}},
+           {"task": "translation", "id": 2, "args": {"text": "<resource>-0"}}]
+    plan, _ = validate_plan(raw, known, "Classify a.jpg, translate the label and tell me what it is.")
+    assert [t.task for t in plan.tasks] == ["image-classification", "question-answering", "translation"]

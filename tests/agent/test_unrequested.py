@@ -112,3 +112,31 @@ def test_writing_with_its_own_text_that_others_read_stays_and_a_lone_step_stays(
     assert [t.task for t in plan.tasks] == ["text-generation", "translation"]
     plan, _ = validate_plan([step("text-generation", 0, text="hi")], known, "Hello there")
     assert [t.task for t in plan.tasks] == ["text-generation"]
+
+
+# image-classification for a request that never asks what an image shows
+
+def test_a_classifier_whose_label_an_edit_takes_as_image_is_taken_out(known):
+    raw = [step("image-classification", 0, image="a.jpg"),
+           step("image-text-to-image", 1, image="<resource>-0", prompt="make the car blue")]
+    plan, repairs = validate_plan(raw, known, "Make the car in the image a.jpg blue.")
+    assert plan.as_list() == [{"task": "image-text-to-image", "id": 1, "dep": [],
+                               "args": {"image": "a.jpg", "prompt": "make the car blue"}}]
+    assert any("never asks what an image shows" in r["reason"] for r in repairs)
+
+
+@pytest.mark.parametrize("request_text", [
+    "Classify a.jpg and then make the car in the image blue.",
+    "Identify what is in a.jpg, then make the car in the image blue.",
+])
+def test_the_classifier_stays_when_the_request_asks_what_the_image_shows(known, request_text):
+    raw = [step("image-classification", 0, image="a.jpg"),
+           step("image-text-to-image", 1, image="<resource>-0", prompt="make the car blue")]
+    plan, _ = validate_plan(raw, known, request_text)
+    assert [t.task for t in plan.tasks] == ["image-classification", "image-text-to-image"]
+
+
+def test_a_classifier_whose_label_is_read_as_text_stays(known):
+    raw = [step("image-classification", 0, image="a.jpg"), step("translation", 1, text="<resource>-0", tgt_lang="fr")]
+    plan, _ = validate_plan(raw, known, "Tell me in French about the picture a.jpg.")
+    assert [t.task for t in plan.tasks] == ["image-classification", "translation"]
