@@ -84,6 +84,12 @@ class Plan(BaseModel):
         return [t.model_dump() for t in self.tasks]
 
 
+def whole_ref(value: Any) -> int | None:
+    """The task id when ``value`` is exactly one ``<resource>-N`` (white space aside), else None."""
+    match = CANONICAL_REF.fullmatch(value.strip()) if isinstance(value, str) else None
+    return int(match.group(1)) if match else None
+
+
 def refs_in(value: Any) -> set[int]:
     """Ids of the tasks whose outputs ``value`` (an argument: text, list or dict) uses."""
     return set(ref_ids(_flatten_text(value)))

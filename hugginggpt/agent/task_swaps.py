@@ -44,7 +44,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hugginggpt.agent.plan import CANONICAL_REF, PlanTask, TaskInfo, media_read
+from hugginggpt.agent.plan import CANONICAL_REF, PlanTask, TaskInfo, media_read, whole_ref
 from hugginggpt.agent.request_words import folded, own_words, quoted_passages
 from hugginggpt.agent.unrequested import WRITING_TASK, asks_for_writing
 
@@ -147,9 +147,7 @@ def _answer_from_label(items: list[PlanTask], known: dict[str, TaskInfo], reques
         return
     by_id = {t.id: t for t in items}
     for task in list(items):
-        context = task.args.get("context")
-        whole = CANONICAL_REF.fullmatch(context.strip()) if isinstance(context, str) else None
-        label = by_id.get(int(whole.group(1))) if whole else None
+        label = by_id.get(whole_ref(task.args.get("context")))
         if task.task != "question-answering" or label is None or label.task != "image-classification":
             continue
         if any(label.id in t.references() for t in items if t is not task) or not isinstance(label.args.get("image"), str):

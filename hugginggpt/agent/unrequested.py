@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from hugginggpt.agent.plan import _MEDIA_KINDS, CANONICAL_REF, PlanTask, TaskInfo, media_read, replace_refs
+from hugginggpt.agent.plan import _MEDIA_KINDS, PlanTask, TaskInfo, media_read, replace_refs, whole_ref
 from hugginggpt.agent.request_words import own_words
 
 #: Words by which a request speaks of a media kind. File names do not count: a request about the
@@ -100,12 +100,10 @@ def splice_unrequested_writing(items: list[PlanTask], known: dict[str, TaskInfo]
     for step in [t for t in items if t.task == WRITING_TASK]:
         if len(items) <= 1:
             break
-        readers = [t for t in items if step.id in t.references()]
-        text = step.args.get("text")
-        whole = CANONICAL_REF.fullmatch(text.strip()) if isinstance(text, str) else None
-        if readers and (whole is None or any(media_read(r, step.id, known) for r in readers)):
+        readers = [t for t in items if t is not step and step.id in t.references()]
+        source = whole_ref(step.args.get("text"))
+        if readers and (source is None or any(media_read(r, step.id, known) for r in readers)):
             continue
-        source = int(whole.group(1)) if whole else None
         for reader in readers:
             reader.args = replace_refs(reader.args, {step.id: source})
         note(step.id, f"taken out: {WRITING_TASK} rewrites a text the request never asks to be written"
@@ -114,35 +112,30 @@ def splice_unrequested_writing(items: list[PlanTask], known: dict[str, TaskInfo]
     return items
 
 
-
 #: Words by which a request asks what something is: what image-classification is for.
 _ASKS_FOR_CLASS = re.compile(
     r"\b(?:classif\w*|categor\w*|identif\w*|recogni[sz]\w*|label\w*|kind|type|species|breed|content\w*|"
-    r"what(?:'s| is)? (?:in|on|shown|this|that|it)|know what)\b", re.IGNORECASE)
+    r"contain\w*|whether|what(?:'s| is)? (?:in|on|shown|this|that|it)|know what)\b", re.IGNORECASE)
 CLASSIFIER_TASK = "image-classification"
 
 
 def splice_unasked_classifiers(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
                                note: Callable[[int, str], None]) -> list[PlanTask]:
-    """``items`` without the image-classification steps of a request that never asks what an image
-    shows: a leaf is dropped, and a step whose label later tasks take as an image (an edit of "the
-    classified image") is taken out, those tasks reading the image it classified. A step whose label
-    is read as text stays. Never leaves fewer than one task."""
+    """``items`` without the image-classification steps whose label later tasks take as an image (an
+    edit of "the classified image"), for a request that never asks what an image shows: those tasks
+    read the image it classified instead. A classifier read as text, or by nobody, stays (a parallel
+    classification is a common request in its own right)."""
     if _ASKS_FOR_CLASS.search(own_words(request)):
         return items
     items = list(items)
     for step in [t for t in items if t.task == CLASSIFIER_TASK]:
         image = step.args.get("image")
-        readers = [t for t in items if step.id in t.references()]
-        if len(items) <= 1 or not isinstance(image, str) or any(media_read(r, step.id, known) != "image"
-                                                                for r in readers):
+        readers = [t for t in items if t is not step and step.id in t.references()]
+        if not readers or not isinstance(image, str) or any(media_read(r, step.id, known) != "image" for r in readers):
             continue
         for reader in readers:
-            reader.args = {name: image if isinstance(value, str) and CANONICAL_REF.fullmatch(value.strip())
-                           and int(CANONICAL_REF.fullmatch(value.strip()).group(1)) == step.id else value
-                           for name, value in reader.args.items()}
-        note(step.id, f"taken out: {CLASSIFIER_TASK} for a request that never asks what an image shows"
-                      + (f"; the tasks that took its label as an image read {image!r}" if readers else
-                         "; no task uses its output"))
+            reader.args = {name: image if whole_ref(value) == step.id else value for name, value in reader.args.items()}
+        note(step.id, f"taken out: {CLASSIFIER_TASK} for a request that never asks what an image shows; the tasks "
+                      f"that took its label as an image read {image!r}")
         items.remove(step)
     return items

@@ -140,3 +140,13 @@ def test_a_classifier_whose_label_is_read_as_text_stays(known):
     raw = [step("image-classification", 0, image="a.jpg"), step("translation", 1, text="<resource>-0", tgt_lang="fr")]
     plan, _ = validate_plan(raw, known, "Tell me in French about the picture a.jpg.")
     assert [t.task for t in plan.tasks] == ["image-classification", "translation"]
+
+
+def test_an_unread_classifier_stays_and_whether_an_image_contains_something_asks_for_a_class(known):
+    raw = [step("image-classification", 0, image="a.jpg"), step("translation", 1, text="Wo ist das?", tgt_lang="en")]
+    plan, _ = validate_plan(raw, known, "Translate 'Wo ist das?' and look at the picture a.jpg.")
+    assert [t.task for t in plan.tasks] == ["image-classification", "translation"]  # a parallel step, kept
+    raw = [step("image-classification", 0, image="a.jpg"),
+           step("image-text-to-image", 1, image="<resource>-0", prompt="add a flag")]
+    plan, _ = validate_plan(raw, known, "Find out whether a.jpg contains a landmark, then add a flag to the image.")
+    assert [t.task for t in plan.tasks] == ["image-classification", "image-text-to-image"]
