@@ -30,6 +30,11 @@ class ArgInfo:
     required: bool = False
     items: str | None = None
 
+    @property
+    def value_kind(self) -> str:
+        """The kind of one value of this argument: its items' kind for a list (text when unsaid)."""
+        return (self.items or "text") if self.kind == "list" else self.kind
+
 
 @dataclass(frozen=True)
 class TaskInfo:
@@ -101,11 +106,8 @@ def media_read(reader: PlanTask, source: int, known: dict[str, TaskInfo]) -> str
     info = known.get(reader.task)
     for name, value in reader.args.items():
         arg = info.arg(name) if info is not None else None
-        if arg is None or source not in refs_in(value):
-            continue
-        kind = arg.items if arg.kind == "list" else arg.kind
-        if kind in _MEDIA_KINDS:
-            return kind
+        if arg is not None and arg.value_kind in _MEDIA_KINDS and source in refs_in(value):
+            return arg.value_kind
     return None
 
 

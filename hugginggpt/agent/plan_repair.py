@@ -24,6 +24,7 @@ from hugginggpt.agent.plan import (
     TaskInfo,
     canonical_refs,
     replace_refs,
+    whole_ref,
 )
 from hugginggpt.agent.request_words import folded
 from hugginggpt.agent.task_swaps import swap_misnamed_writing, swap_misread_tasks
@@ -269,11 +270,8 @@ def relink_skipped_steps(validator: _Validator, items: list[PlanTask]) -> None:
         task, previous = items[position], items[position - 1]
         info = validator.known[task.task]
         for name, value in list(task.args.items()):
-            whole = CANONICAL_REF.fullmatch(value.strip()) if isinstance(value, str) else None
-            if whole is None:
-                continue
-            j = int(whole.group(1))
-            if j not in position_of or position_of[j] >= position - 1:
+            j = whole_ref(value)
+            if j is None or j not in position_of or position_of[j] >= position - 1:
                 continue
             arg = info.arg(name)
             kind = arg.kind if arg is not None and arg.kind in _MEDIA_KINDS else "text"
@@ -316,7 +314,7 @@ class _ReferenceRepair:
             info = self.validator.known[task.task]
             for name, value in list(task.args.items()):
                 arg = info.arg(name)
-                kind = (arg.items or "text") if arg is not None and arg.kind == "list" else (arg.kind if arg else "text")
+                kind = arg.value_kind if arg is not None else "text"
                 if isinstance(value, list):
                     task.args[name] = [self.repair(task, position, name, kind, v) for v in value]
                 else:
@@ -366,8 +364,7 @@ class _ReferenceRepair:
             self.validator.note(task.id, f"argument {name!r}: {_describe(broken, task.id)} pointed to task "
                                          f"{source.id} ({source.task}), the nearest earlier {kind} producer")
             return replace_refs(value, mapping)
-        whole = CANONICAL_REF.fullmatch(value.strip())
-        if whole and kind in _MEDIA_KINDS and len(self.files[kind]) == 1:
+        if whole_ref(value) is not None and kind in _MEDIA_KINDS and len(self.files[kind]) == 1:
             self.validator.note(task.id, f"argument {name!r}: {_describe(broken, task.id)} replaced by the "
                                          f"request's {kind} {self.files[kind][0]!r}")
             return self.files[kind][0]
