@@ -26,11 +26,10 @@ from hugginggpt.agent.plan import (
     replace_refs,
     whole_ref,
 )
-from hugginggpt.agent.request_words import folded
+from hugginggpt.agent.request_words import RequestWords, media_kind_of
 from hugginggpt.agent.task_swaps import swap_misnamed_writing, swap_misread_tasks
 from hugginggpt.agent.unrequested import drop_unrequested_leaves, splice_unasked_classifiers, splice_unrequested_writing
 from hugginggpt.errors import PlanError
-from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES
 
 
 def _as_task_list(raw: Any) -> list[Any]:
@@ -72,16 +71,16 @@ class _Validator:
         items = self.normalise(self.capped(_as_task_list(raw)))
         items = [t for t in items if self.check_task_name(t) and self.check_args(t)]
         items = [t for t in items if t.id not in self.rejected]
-        if request is not None:
-            swap_misnamed_writing(items, self.known, request, self.note)
-        references = _ReferenceRepair(self, items, request)
-        references.run()
-        if request is not None:
-            swap_misread_tasks(items, self.known, request, references.request_text, references.files["image"], self.note)
+        words = RequestWords(request) if request is not None else None
+        if words is not None:
+            swap_misnamed_writing(items, self.known, words, self.note)
+        _ReferenceRepair(self, items, words).run()
+        if words is not None:
+            swap_misread_tasks(items, self.known, words, self.note)
             relink_skipped_steps(self, items)
-            items = splice_unrequested_writing(items, self.known, request, self.note)
-            items = splice_unasked_classifiers(items, self.known, request, self.note)
-            items = drop_unrequested_leaves(items, self.known, request, self.note)
+            items = splice_unrequested_writing(items, self.known, words, self.note)
+            items = splice_unasked_classifiers(items, self.known, words, self.note)
+            items = drop_unrequested_leaves(items, self.known, words, self.note)
         ids = {t.id for t in items} | self.rejected
         for t in items:
             missing = sorted(n for n in t.references() if n not in ids and n != t.id)
@@ -224,11 +223,6 @@ class _Validator:
         t.dep = used
 
 
-_MEDIA_EXTENSIONS = {kind: sorted(s.lstrip(".") for s in suffixes) for kind, suffixes in MEDIA_SUFFIXES.items()}
-# A match starts only where a run of path characters starts (the lookbehind), so a long word is
-# scanned once, not once per position: linear time.
-_FILE_NAME = re.compile(r"(?<![\w\-./:%~])[\w\-./:%~]+\.(" + "|".join(e for x in _MEDIA_EXTENSIONS.values() for e in x)
-                        + r")\b", re.IGNORECASE)
 #: Longer values are never a placeholder or a reference phrase; the checks below skip them (bounded work).
 _MAX_PHRASE = 500
 _PLACEHOLDER = re.compile(r"^\s*(?:\{[^{}]*\}|\$\{?\w+\}?|#\d+|<[^<>]*>|\[[^\[\]]*(?:output|result)[^\[\]]*\])\s*$",
@@ -236,25 +230,6 @@ _PLACEHOLDER = re.compile(r"^\s*(?:\{[^{}]*\}|\$\{?\w+\}?|#\d+|<[^<>]*>|\[[^\[\]
 _EARLIER_RESULT = re.compile(
     r"\b(output|result|caption|description|transcri\w*|summary|generated|detected|previous|above|"
     r"from (?:the )?(?:image|audio|video|task|step))\b", re.IGNORECASE)
-
-
-def media_kind_of(value: str) -> str | None:
-    """image / audio / video by the file extension of ``value``, None when it names no media file."""
-    match = _FILE_NAME.fullmatch(value.strip().strip("'\""))
-    if not match:
-        return None
-    extension = match.group(1).lower()
-    return next(kind for kind, extensions in _MEDIA_EXTENSIONS.items() if extension in extensions)
-
-
-def request_files(request: str) -> dict[str, list[str]]:
-    """The media files and URLs a request names, by kind, in order of appearance."""
-    found: dict[str, list[str]] = {kind: [] for kind in _MEDIA_EXTENSIONS}
-    for match in _FILE_NAME.finditer(request or ""):
-        kind = media_kind_of(match.group(0))
-        if kind and match.group(0) not in found[kind]:
-            found[kind].append(match.group(0))
-    return found
 
 
 def relink_skipped_steps(validator: _Validator, items: list[PlanTask]) -> None:
@@ -301,12 +276,10 @@ def _ancestors(task: PlanTask, items: list[PlanTask]) -> set[int]:
 class _ReferenceRepair:
     """Points arguments at the earlier task whose output they clearly mean (small LLMs miss this)."""
 
-    def __init__(self, validator: "_Validator", items: list[PlanTask], request: str | None):
+    def __init__(self, validator: "_Validator", items: list[PlanTask], words: RequestWords | None):
         self.validator = validator
         self.items = items
-        self.request = request
-        self.request_text = folded(request or "")
-        self.files = request_files(request or "")
+        self.words = words
         self.ids = {t.id for t in items}
 
     def run(self) -> None:
@@ -333,21 +306,21 @@ class _ReferenceRepair:
         refs = [int(n) for n in CANONICAL_REF.findall(value)]
         if refs:
             return self.repair_reference(task, position, name, kind, value, refs)
-        if self.request is None:
+        if self.words is None:
             return value
         source = self.producer(position, kind)
         if kind in _MEDIA_KINDS:
             named = media_kind_of(value) is not None or _looks_like_path(value)
-            if (named and self.request_names_file(value)) or "://" in value:
+            if (named and self.words.names_file(value)) or "://" in value:
                 return value
             if source is not None:
                 return self.redirect(task, name, value, source, "names a file the request does not mention")
-            if len(self.files[kind]) == 1:
-                self.validator.note(task.id, f"argument {name!r}: {value!r} is not in the request; "
-                                             f"using its {kind} {self.files[kind][0]!r}")
-                return self.files[kind][0]
+            files = self.words.files[kind]
+            if len(files) == 1:
+                self.validator.note(task.id, f"argument {name!r}: {value!r} is not in the request; using its {kind} {files[0]!r}")
+                return files[0]
             return value
-        if source is None or self.request_says(value):
+        if source is None or self.words.says(value):
             return value
         if len(value) <= _MAX_PHRASE and (_PLACEHOLDER.match(value) or _EARLIER_RESULT.search(value)):
             return self.redirect(task, name, value, source, "stands for an earlier result")
@@ -364,19 +337,12 @@ class _ReferenceRepair:
             self.validator.note(task.id, f"argument {name!r}: {_describe(broken, task.id)} pointed to task "
                                          f"{source.id} ({source.task}), the nearest earlier {kind} producer")
             return replace_refs(value, mapping)
-        if whole_ref(value) is not None and kind in _MEDIA_KINDS and len(self.files[kind]) == 1:
+        files = self.words.files[kind] if self.words is not None and kind in _MEDIA_KINDS else []
+        if whole_ref(value) is not None and len(files) == 1:
             self.validator.note(task.id, f"argument {name!r}: {_describe(broken, task.id)} replaced by the "
-                                         f"request's {kind} {self.files[kind][0]!r}")
-            return self.files[kind][0]
+                                         f"request's {kind} {files[0]!r}")
+            return files[0]
         return value  # left for validation to reject, with its reason
-
-    def request_names_file(self, value: str) -> bool:
-        text = value.strip().strip("'\"")
-        return text in (self.request or "") or text.replace("\\", "/").rsplit("/", 1)[-1] in (self.request or "")
-
-    def request_says(self, value: str) -> bool:
-        text = folded(value).strip(" '\".")
-        return bool(text) and text in self.request_text
 
     def redirect(self, task: PlanTask, name: str, value: str, source: PlanTask, why: str) -> str:
         self.validator.note(task.id, f"argument {name!r}={value[:60]!r} {why}: replaced by <resource>-{source.id} "

@@ -45,7 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hugginggpt.agent.plan import CANONICAL_REF, PlanTask, TaskInfo, media_read, whole_ref
-from hugginggpt.agent.request_words import folded, own_words, quoted_passages
+from hugginggpt.agent.request_words import RequestWords, folded
 from hugginggpt.agent.unrequested import WRITING_TASK, asks_for_writing
 
 #: A request asking for a new picture: a making verb, then "a/an/some/new ... image" (not "the image",
@@ -77,30 +77,26 @@ _DOCUMENT_WORDS = re.compile(r"\b(?:document|scan\w*|invoice|receipt|form|page|p
 _FROM_TEXT = {"audio": "text-to-speech", "image": "text-to-image", "video": "text-to-video"}
 
 
-def swap_misread_tasks(items: list[PlanTask], known: dict[str, TaskInfo], request: str, said: str,
-                       images: list[str], note: Callable[[int, str], None]) -> None:
-    """Swap the tasks whose arguments show that the planner meant a sibling task, in place.
-
-    ``request``: the user's text; ``said``: the same, lower-cased with its white space folded (as
-    ``plan_repair`` reads it once for every repair); ``images``: the image files the request names,
-    in order.
-    """
-    _answer_from_image(items, known, said, images, note)
-    _answer_from_label(items, known, request, note)
-    _answer_from_passage(items, known, request, images, note)
+def swap_misread_tasks(items: list[PlanTask], known: dict[str, TaskInfo], words: RequestWords,
+                       note: Callable[[int, str], None]) -> None:
+    """Swap the tasks whose arguments show that the planner meant a sibling task, in place;
+    ``words``: the request as every repair reads it."""
+    _answer_from_image(items, known, words, note)
+    _answer_from_label(items, known, words, note)
+    _answer_from_passage(items, known, words, note)
     _edit_by_description(items, known, note)
-    _swap_by_cues(items, known, request, note)
+    _swap_by_cues(items, known, words, note)
 
 
-def swap_misnamed_writing(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
+def swap_misnamed_writing(items: list[PlanTask], known: dict[str, TaskInfo], words: RequestWords,
                           note: Callable[[int, str], None]) -> None:
     """Turn text-generation meant as a media maker into that maker, in place. Runs before the
     references are repaired, so that an invented file name can then point at the media it makes."""
     _media_from_writing(items, known, note)
-    _draw_not_write(items, known, request, note)
+    _draw_not_write(items, known, words, note)
 
 
-def _answer_from_image(items: list[PlanTask], known: dict[str, TaskInfo], said: str, images: list[str],
+def _answer_from_image(items: list[PlanTask], known: dict[str, TaskInfo], words: RequestWords,
                        note: Callable[[int, str], None]) -> None:
     """Question-answering on an invented context -> visual-question-answering. The image is the
     nearest earlier task's image output, else the request's only image; with neither (or several to
@@ -112,10 +108,10 @@ def _answer_from_image(items: list[PlanTask], known: dict[str, TaskInfo], said: 
         if task.task != "question-answering" or not isinstance(context, str) or CANONICAL_REF.search(context):
             continue
         text = folded(context).strip(" '\".")
-        names_image = text in {name.lower() for name in images}
-        if not names_image and (not text or text in said or _mostly_from(text, said)):
+        names_image = text in {name.lower() for name in words.files["image"]}
+        if not names_image and (not text or text in words.folded or _mostly_from(text, words.folded)):
             continue
-        image = _image_for(items[:position], known, images)
+        image = _image_for(items[:position], known, words.files["image"])
         if image is None:
             continue
         note(task.id, f"question-answering had no context from the request or an earlier task "
@@ -138,11 +134,11 @@ def _image_for(earlier: list[PlanTask], known: dict[str, TaskInfo], images: list
     return images[0] if len(images) == 1 else None
 
 
-def _answer_from_label(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
+def _answer_from_label(items: list[PlanTask], known: dict[str, TaskInfo], words: RequestWords,
                        note: Callable[[int, str], None]) -> None:
     """question-answering on an image-classification's label that nothing else reads -> visual (or
     document) question-answering on the classified image; the classifier is taken out."""
-    target = "document-question-answering" if _DOCUMENT_WORDS.search(own_words(request)) else "visual-question-answering"
+    target = "document-question-answering" if _DOCUMENT_WORDS.search(words.own) else "visual-question-answering"
     if target not in known:
         return
     by_id = {t.id: t for t in items}
@@ -159,16 +155,14 @@ def _answer_from_label(items: list[PlanTask], known: dict[str, TaskInfo], reques
         items.remove(label)
 
 
-def _answer_from_passage(items: list[PlanTask], known: dict[str, TaskInfo], request: str, images: list[str],
+def _answer_from_passage(items: list[PlanTask], known: dict[str, TaskInfo], words: RequestWords,
                          note: Callable[[int, str], None]) -> None:
     """A question about a passage the request quotes, planned as document/visual question-answering on
     an image that neither the request nor an earlier task has, or as text-generation on the question
     (for a request that asks for no writing, in a plan that answers no question from a text) ->
     question-answering on that passage."""
-    if "question-answering" not in known or images:
-        return
-    passages = quoted_passages(request)
-    if not passages:
+    passages = words.passages
+    if "question-answering" not in known or words.files["image"] or not passages:
         return
     for position, task in enumerate(items):
         if task.task in ("document-question-answering", "visual-question-answering"):
@@ -178,7 +172,7 @@ def _answer_from_passage(items: list[PlanTask], known: dict[str, TaskInfo], requ
                 continue
             question = str(task.args.get("question", ""))
             why = f"{task.task} on {image[:60]!r}, an image the request does not have"
-        elif (task.task == WRITING_TASK and _ASKS_QUESTION.search(request) and not asks_for_writing(request)
+        elif (task.task == WRITING_TASK and _ASKS_QUESTION.search(words.text) and not asks_for_writing(words)
               and not any(t.task == "question-answering" for t in items)):
             text = task.args.get("text")
             if not isinstance(text, str) or CANONICAL_REF.search(text):
@@ -198,12 +192,12 @@ def _answer_from_passage(items: list[PlanTask], known: dict[str, TaskInfo], requ
         task.args = {"question": question, "context": context}
 
 
-def _draw_not_write(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
+def _draw_not_write(items: list[PlanTask], known: dict[str, TaskInfo], words: RequestWords,
                     note: Callable[[int, str], None]) -> None:
     """text-generation in a plan without text-to-image, for a request that asks for a new picture and
     for no writing -> text-to-image (the first such step; its text is the picture's description)."""
     if ("text-to-image" not in known or any(t.task == "text-to-image" for t in items)
-            or not _ASKS_FOR_PICTURE.search(own_words(request)) or asks_for_writing(request)):
+            or not _ASKS_FOR_PICTURE.search(words.own) or asks_for_writing(words)):
         return
     for task in items:
         if task.task == WRITING_TASK and isinstance(task.args.get("text"), str):
@@ -261,13 +255,12 @@ _CUE_SWAPS = (
 )
 
 
-def _swap_by_cues(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
+def _swap_by_cues(items: list[PlanTask], known: dict[str, TaskInfo], words: RequestWords,
                   note: Callable[[int, str], None]) -> None:
     """The swaps of ``_CUE_SWAPS``, each at most once."""
-    said = own_words(request)
     for swap in _CUE_SWAPS:
         if (swap.target not in known or any(swap.done_by(t.task) for t in items)
-                or not swap.asks.search(said) or swap.unless.search(said)):
+                or not swap.asks.search(words.own) or swap.unless.search(words.own)):
             continue
         task = next((t for t in items if t.task == swap.source), None)
         if task is not None:

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 
 from hugginggpt.agent.plan import _MEDIA_KINDS, PlanTask, TaskInfo, media_read, replace_refs, whole_ref
-from hugginggpt.agent.request_words import own_words
+from hugginggpt.agent.request_words import RequestWords
 
 #: Words by which a request speaks of a media kind. File names do not count: a request about the
 #: recording 'talk.wav' does not ask for speech to be made.
@@ -37,20 +37,19 @@ _MENTIONS = {
 }
 
 
-def mentioned_kinds(request: str) -> set[str]:
-    """The media kinds ``request`` speaks of, in its own words (not in the texts it quotes)."""
-    said = own_words(request)
-    return {kind for kind, words in _MENTIONS.items() if words.search(said)}
+def mentioned_kinds(words: RequestWords) -> set[str]:
+    """The media kinds a request speaks of, in its own words (not in the texts it quotes)."""
+    return {kind for kind, mentions in _MENTIONS.items() if mentions.search(words.own)}
 
 
-def drop_unrequested_leaves(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
+def drop_unrequested_leaves(items: list[PlanTask], known: dict[str, TaskInfo], words: RequestWords,
                             note: Callable[[int, str], None]) -> list[PlanTask]:
-    """``items`` without the leaves whose only outputs are media of kinds ``request`` never mentions.
+    """``items`` without the leaves whose only outputs are media of kinds the request never mentions.
 
     ``note(task_id, reason)`` records each drop. Repeats until no such leaf is left (dropping a leaf
     can make its producer a leaf), and never empties a plan of more than one task below one task.
     """
-    wanted = mentioned_kinds(request)
+    wanted = mentioned_kinds(words)
     items = list(items)
     while len(items) > 1:
         used = {ref for t in items for ref in t.references()}
@@ -79,12 +78,12 @@ _ASKS_FOR_WRITING = re.compile(
 WRITING_TASK = "text-generation"
 
 
-def asks_for_writing(request: str) -> bool:
-    """Whether ``request`` asks, in its own words, for a text to be written (a story, a description...)."""
-    return _ASKS_FOR_WRITING.search(own_words(request)) is not None
+def asks_for_writing(words: RequestWords) -> bool:
+    """Whether a request asks, in its own words, for a text to be written (a story, a description...)."""
+    return _ASKS_FOR_WRITING.search(words.own) is not None
 
 
-def splice_unrequested_writing(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
+def splice_unrequested_writing(items: list[PlanTask], known: dict[str, TaskInfo], words: RequestWords,
                                note: Callable[[int, str], None]) -> list[PlanTask]:
     """``items`` without the text-generation steps of a request that asks for no writing.
 
@@ -94,7 +93,7 @@ def splice_unrequested_writing(items: list[PlanTask], known: dict[str, TaskInfo]
     text), and so does one read as audio or an image (the planner misnamed a media-making task).
     Never leaves fewer than one task.
     """
-    if asks_for_writing(request):
+    if asks_for_writing(words):
         return items
     items = list(items)
     for step in [t for t in items if t.task == WRITING_TASK]:
@@ -119,13 +118,13 @@ _ASKS_FOR_CLASS = re.compile(
 CLASSIFIER_TASK = "image-classification"
 
 
-def splice_unasked_classifiers(items: list[PlanTask], known: dict[str, TaskInfo], request: str,
+def splice_unasked_classifiers(items: list[PlanTask], known: dict[str, TaskInfo], words: RequestWords,
                                note: Callable[[int, str], None]) -> list[PlanTask]:
     """``items`` without the image-classification steps whose label later tasks take as an image (an
     edit of "the classified image"), for a request that never asks what an image shows: those tasks
     read the image it classified instead. A classifier read as text, or by nobody, stays (a parallel
     classification is a common request in its own right)."""
-    if _ASKS_FOR_CLASS.search(own_words(request)):
+    if _ASKS_FOR_CLASS.search(words.own):
         return items
     items = list(items)
     for step in [t for t in items if t.task == CLASSIFIER_TASK]:

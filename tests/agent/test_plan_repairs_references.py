@@ -8,7 +8,8 @@ repair is recorded with its reason.
 import pytest
 
 from hugginggpt.agent.plan import task_info_from_spec
-from hugginggpt.agent.plan_repair import request_files, validate_plan
+from hugginggpt.agent.plan_repair import validate_plan
+from hugginggpt.agent.request_words import request_files
 from hugginggpt.tools import task_table
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from hugginggpt.agent.plan import task_info_from_spec
 from hugginggpt.agent.plan_repair import validate_plan
+from hugginggpt.agent.request_words import RequestWords
 from hugginggpt.agent.unrequested import mentioned_kinds
 from hugginggpt.tools import task_table
 
@@ -41,7 +42,7 @@ def test_a_file_name_is_not_a_wish_for_that_kind_of_output(known):
            step("text-to-speech", 2, text="<resource>-1")]
     plan, _ = validate_plan(raw, known, "Transcribe 'talk.wav' and summarize it.")
     assert [t.task for t in plan.tasks] == ["automatic-speech-recognition", "summarization"]
-    assert mentioned_kinds("Transcribe 'talk.wav' and summarize it.") == set()
+    assert mentioned_kinds(RequestWords("Transcribe 'talk.wav' and summarize it.")) == set()
 
 
 def test_only_leaves_go_and_dropping_repeats_up_the_chain(known):
