@@ -27,7 +27,7 @@ from hugginggpt.agent.plan import (
     whole_ref,
 )
 from hugginggpt.agent.request_words import RequestWords, media_kind_of
-from hugginggpt.agent.task_swaps import swap_misnamed_writing, swap_misread_tasks
+from hugginggpt.agent.task_swaps import swap_label_questions, swap_misnamed_writing, swap_misread_tasks
 from hugginggpt.agent.unrequested import drop_unrequested_leaves, splice_unasked_classifiers, splice_unrequested_writing
 from hugginggpt.errors import PlanError
 
@@ -77,8 +77,9 @@ class _Validator:
         _ReferenceRepair(self, items, words).run()
         if words is not None:
             swap_misread_tasks(items, self.known, words, self.note)
-            relink_skipped_steps(self, items)
             items = splice_unrequested_writing(items, self.known, words, self.note)
+            swap_label_questions(items, self.known, words, self.note)
+            relink_skipped_steps(self, items)
             items = splice_unasked_classifiers(items, self.known, words, self.note)
             items = drop_unrequested_leaves(items, self.known, words, self.note)
         ids = {t.id for t in items} | self.rejected

@@ -45,7 +45,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hugginggpt.agent.plan import CANONICAL_REF, PlanTask, TaskInfo, media_read, whole_ref
-from hugginggpt.agent.request_words import RequestWords, folded
+from hugginggpt.agent.request_words import RequestWords, folded, quoted_texts
 from hugginggpt.agent.unrequested import WRITING_TASK, asks_for_writing
 
 #: A request asking for a new picture: a making verb, then "a/an/some/new ... image" (not "the image",
@@ -71,6 +71,13 @@ _CLASS_WORDS = re.compile(r"\b(?:classif\w*|categor\w*)\b", re.IGNORECASE)
 _DETECT_WORDS = re.compile(r"\b(?:detect\w*|locat\w*|bounding|box\w*|count\w*|position\w*|where|"
                            r"(?:identify|recogni[sz]e|find|label|list)(?: and label)? (?:the |all |any |different )?objects?|"
                            r"what objects)\b", re.IGNORECASE)
+#: A request that asks to know something ("I'd like to know the color of the car"), and one that
+#: names a class, a kind or a label (what image-classification answers).
+_ASKS_TO_KNOW = re.compile(r"\b(?:know|tell me|find out|wondering|curious)\b(?:\W+\w+){0,4}?\W+"
+                           r"(?:which|what|how|who|the (?:colou?r|name|number|size|shape))\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
+_NAMES_A_CLASS = re.compile(r"\b(?:class\w*|categor\w*|label\w*|identif\w*|recogni[sz]\w*|kind|type|species|breed)\b",
+                            re.IGNORECASE)
 #: A request that speaks of a document (a question about one is document-question-answering).
 _DOCUMENT_WORDS = re.compile(r"\b(?:document|scan\w*|invoice|receipt|form|page|pdf|letter|contract)s?\b", re.IGNORECASE)
 #: The task that makes each media kind from a text.
@@ -82,10 +89,12 @@ def swap_misread_tasks(items: list[PlanTask], known: dict[str, TaskInfo], words:
     """Swap the tasks whose arguments show that the planner meant a sibling task, in place;
     ``words``: the request as every repair reads it."""
     _answer_from_image(items, known, words, note)
-    _answer_from_label(items, known, words, note)
+    _answer_about_made_image(items, known, words, note)
     _answer_from_passage(items, known, words, note)
     _edit_by_description(items, known, note)
+    _draw_from_label(items, known, note)
     _swap_by_cues(items, known, words, note)
+    _answer_not_classify(items, known, words, note)
 
 
 def swap_misnamed_writing(items: list[PlanTask], known: dict[str, TaskInfo], words: RequestWords,
@@ -120,6 +129,31 @@ def _answer_from_image(items: list[PlanTask], known: dict[str, TaskInfo], words:
         task.args = {"image": image, "question": task.args.get("question", "")}
 
 
+def _answer_about_made_image(items: list[PlanTask], known: dict[str, TaskInfo], words: RequestWords,
+                             note: Callable[[int, str], None]) -> None:
+    """question-answering whose context is the whole output of a task that makes an image and no text
+    (a picture drawn or edited) -> visual (document) question-answering on that image."""
+    target = _question_task(words)
+    if target not in known:
+        return
+    by_id = {t.id: t for t in items}
+    for task in items:
+        source = by_id.get(whole_ref(task.args.get("context")))
+        if task.task != "question-answering" or source is None:
+            continue
+        outputs = known[source.task].outputs
+        if "image" not in outputs or "text" in outputs:
+            continue
+        note(task.id, f"question-answering with the image of task {source.id} ({source.task}) as its context: {target}")
+        task.task = target
+        task.args = {"image": task.args["context"], "question": task.args.get("question", "")}
+
+
+def _question_task(words: RequestWords) -> str:
+    """The task that answers a question about an image: document QA when the request speaks of a document."""
+    return "document-question-answering" if _DOCUMENT_WORDS.search(words.own) else "visual-question-answering"
+
+
 def _mostly_from(text: str, said: str) -> bool:
     """Whether most of ``text``'s longer words occur in the request (a passage copied loosely)."""
     words = [w for w in re.findall(r"[a-z0-9']+", text) if len(w) > 3]
@@ -134,11 +168,13 @@ def _image_for(earlier: list[PlanTask], known: dict[str, TaskInfo], images: list
     return images[0] if len(images) == 1 else None
 
 
-def _answer_from_label(items: list[PlanTask], known: dict[str, TaskInfo], words: RequestWords,
-                       note: Callable[[int, str], None]) -> None:
+def swap_label_questions(items: list[PlanTask], known: dict[str, TaskInfo], words: RequestWords,
+                         note: Callable[[int, str], None]) -> None:
     """question-answering on an image-classification's label that nothing else reads -> visual (or
-    document) question-answering on the classified image; the classifier is taken out."""
-    target = "document-question-answering" if _DOCUMENT_WORDS.search(words.own) else "visual-question-answering"
+    document) question-answering on the classified image; the classifier is taken out. Runs after the
+    unrequested text-generation steps are taken out: "classify, write, answer from what was written"
+    is the same misreading one step longer."""
+    target = _question_task(words)
     if target not in known:
         return
     by_id = {t.id: t for t in items}
@@ -234,6 +270,43 @@ def _edit_by_description(items: list[PlanTask], known: dict[str, TaskInfo], note
         task.task = "image-text-to-image"
 
 
+def _draw_from_label(items: list[PlanTask], known: dict[str, TaskInfo], note: Callable[[int, str], None]) -> None:
+    """image-classification whose image is the whole output of a task that makes no image (a label, a
+    text) -> text-to-image of that text: "generate an image based on the classification"."""
+    if "text-to-image" not in known:
+        return
+    by_id = {t.id: t for t in items}
+    for task in items:
+        source = by_id.get(whole_ref(task.args.get("image")))
+        if task.task != "image-classification" or source is None or "image" in known[source.task].outputs:
+            continue
+        note(task.id, f"image-classification of the text output of task {source.id} ({source.task}): text-to-image")
+        task.task = "text-to-image"
+        task.args = {"text": task.args["image"]}
+
+
+def _answer_not_classify(items: list[PlanTask], known: dict[str, TaskInfo], words: RequestWords,
+                         note: Callable[[int, str], None]) -> None:
+    """A plan of one image-classification, for a request that asks to know something about the image
+    ("I'd like to know the color of the car") and never for its class, kind or objects -> visual
+    (document) question-answering, asked the request's quoted question or else its asking sentence."""
+    target = _question_task(words)
+    if (len(items) != 1 or items[0].task != "image-classification" or target not in known
+            or not isinstance(items[0].args.get("image"), str)):
+        return
+    question = next((q for q in quoted_texts(words.text) if q.endswith("?")), None)
+    asking = _ASKS_TO_KNOW.search(words.own)
+    if (question is None and asking is None) or _NAMES_A_CLASS.search(words.own) or _DETECT_WORDS.search(words.own):
+        return
+    if question is None:  # the sentence that asks
+        question = next((s for s in _SENTENCE_END.split(words.own) if _ASKS_TO_KNOW.search(s)), words.own).strip(" .!")
+    task = items[0]
+    note(task.id, f"image-classification for a request that asks to know something about the image and not its "
+                  f"class: {target}")
+    task.task = target
+    task.args = {"image": task.args["image"], "question": question}
+
+
 @dataclass(frozen=True)
 class _CueSwap:
     """``source`` meant as ``target``: when the request's own words match ``asks`` and not ``unless``,
@@ -252,6 +325,8 @@ _CUE_SWAPS = (
              lambda task: task == "audio-classification", "asks what class a recording is and never for its words"),
     _CueSwap("object-detection", "image-classification", _CLASS_WORDS, _DETECT_WORDS,
              lambda task: task.endswith("classification"), "asks for a class and for no objects to be found"),
+    _CueSwap("image-classification", "object-detection", _DETECT_WORDS, _CLASS_WORDS,
+             lambda task: task == "object-detection", "asks for objects to be found and for no class"),
 )
 
 

@@ -130,6 +130,11 @@ def splice_unasked_classifiers(items: list[PlanTask], known: dict[str, TaskInfo]
     for step in [t for t in items if t.task == CLASSIFIER_TASK]:
         image = step.args.get("image")
         readers = [t for t in items if t is not step and step.id in t.references()]
+        if not readers and len(items) > 1:
+            note(step.id, f"dropped: {CLASSIFIER_TASK} for a request that never asks what an image shows, and no "
+                          "task uses its label")
+            items.remove(step)
+            continue
         if not readers or not isinstance(image, str) or any(media_read(r, step.id, known) != "image" for r in readers):
             continue
         for reader in readers:

@@ -201,9 +201,70 @@ def test_answering_from_a_classifiers_label_is_a_question_about_the_image(known,
     assert "task 0 taken out" in repairs[-1]["reason"]
 
 
+def test_a_label_rewritten_by_an_unrequested_writing_step_is_still_a_question_about_the_image(known):
+    raw = [{"task": "image-classification", "id": 0, "args": {"image": "a.jpg"}},
+           {"task": "text-generation", "id": 1, "args": {"text": "<resource>-0"}},
+           {"task": "question-answering", "id": 2, "args": {"question": "What is the penalty?", "context": "<resource>-1"}}]
+    plan, repairs = validate_plan(raw, known, "My legal document a.jpg: 'What is the penalty?'")
+    assert plan.as_list() == [{"task": "document-question-answering", "id": 2, "dep": [],
+                               "args": {"image": "a.jpg", "question": "What is the penalty?"}}]
+    assert [r["task_id"] for r in repairs] == [1, 2]
+
+
 def test_a_label_that_another_task_reads_too_keeps_its_classifier(known):
     raw = [{"task": "image-classification", "id": 0, "args": {"image": "a.jpg"}},
            {"task": "question-answering", "id": 1, "args": {"question": "What is it?", "context": "<resource>-0"}},
            {"task": "translation", "id": 2, "args": {"text": "<resource>-0"}}]
     plan, _ = validate_plan(raw, known, "Classify a.jpg, translate the label and tell me what it is.")
     assert [t.task for t in plan.tasks] == ["image-classification", "question-answering", "translation"]
+
+
+# question-answering on a picture a task made -> visual (document) question-answering on it
+
+@pytest.mark.parametrize("maker,args", [
+    ("text-to-image", {"text": "The sun sets in the west."}),
+    ("image-text-to-image", {"image": "a.jpg", "prompt": "Make the car blue"}),
+])
+def test_answering_from_a_made_picture_is_a_question_about_that_picture(known, maker, args):
+    raw = [{"task": maker, "id": 0, "args": args}, qa(1, "<resource>-0", "Which colour is the car?")]
+    plan, repairs = validate_plan(raw, known, "Make the picture, then answer: 'Which colour is the car?' (see a.jpg)")
+    assert plan.as_list()[1] == {"task": "visual-question-answering", "id": 1, "dep": [0],
+                                 "args": {"image": "<resource>-0", "question": "Which colour is the car?"}}
+    assert any("as its context" in r["reason"] for r in repairs)
+
+
+def test_answering_from_a_caption_or_a_detection_stays_question_answering(known):
+    for maker in ("image-to-text", "object-detection"):  # they make a text the context can be
+        raw = [{"task": maker, "id": 0, "args": {"image": "a.jpg"}}, qa(1, "<resource>-0")]
+        plan, _ = validate_plan(raw, known, "Describe a.jpg, then answer: what colour is the car?")
+        assert [t.task for t in plan.tasks] == [maker, "question-answering"]
+
+
+# image-classification of a text -> text-to-image of that text
+
+def test_classifying_a_label_as_an_image_was_meant_as_drawing_it(known):
+    raw = [{"task": "tabular-classification", "id": 0, "args": {"table": "a.jpg"}},
+           {"task": "image-classification", "id": 1, "args": {"image": "<resource>-0"}},
+           {"task": "object-detection", "id": 2, "args": {"image": "<resource>-1"}}]
+    plan, _ = validate_plan(raw, known, "Classify the table in a.jpg, generate an image from the class and "
+                                        "detect the objects in it.")
+    assert [(t.task, t.args) for t in plan.tasks] == [
+        ("tabular-classification", {"table": "a.jpg"}), ("text-to-image", {"text": "<resource>-0"}),
+        ("object-detection", {"image": "<resource>-1"})]
+
+
+# a plan of one image-classification for a request that asks to know something -> visual QA
+
+@pytest.mark.parametrize("request_text,expected", [
+    ("I have an image a.jpg and I would like to know the color of the car in the image.",
+     ("visual-question-answering", "I have an image a.jpg and I would like to know the color of the car in the image")),
+    ("My scanned document a.jpg: I need to find out the answer to 'What is the total?'",
+     ("document-question-answering", "What is the total?")),
+    ("I'd like to know which class a.jpg belongs to.", ("image-classification", None)),  # asks for a class
+    ("I'd like to know what objects are in a.jpg.", ("object-detection", None)),  # asks for objects
+    ("Please look at a.jpg.", ("image-classification", None)),  # asks nothing
+])
+def test_a_lone_classifier_for_a_question_about_the_image_is_visual_question_answering(known, request_text, expected):
+    plan, _ = validate_plan([{"task": "image-classification", "id": 0, "args": {"image": "a.jpg"}}], known, request_text)
+    assert (plan.tasks[0].task, plan.tasks[0].args.get("question")) == expected
+    assert plan.tasks[0].args["image"] == "a.jpg"

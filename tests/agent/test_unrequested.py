@@ -102,7 +102,8 @@ def test_an_unread_writing_step_next_to_the_asked_task_is_dropped(known):
 def test_writing_stays_when_the_request_asks_for_a_text(known, request_text):
     raw = [step("image-classification", 0, image="a.jpg"), step("text-generation", 1, text="<resource>-0")]
     plan, _ = validate_plan(raw, known, request_text)
-    assert [t.task for t in plan.tasks] == ["image-classification", "text-generation"]
+    # the first step may become object-detection ("Detect the objects"); the writing step stays
+    assert [t.task for t in plan.tasks][1:] == ["text-generation"] and plan.tasks[1].args == {"text": "<resource>-0"}
 
 
 def test_writing_with_its_own_text_that_others_read_stays_and_a_lone_step_stays(known):
@@ -143,10 +144,14 @@ def test_a_classifier_whose_label_is_read_as_text_stays(known):
     assert [t.task for t in plan.tasks] == ["image-classification", "translation"]
 
 
-def test_an_unread_classifier_stays_and_whether_an_image_contains_something_asks_for_a_class(known):
+def test_an_unread_classifier_goes_unless_asked_and_whether_an_image_contains_something_asks_for_a_class(known):
     raw = [step("image-classification", 0, image="a.jpg"), step("translation", 1, text="Wo ist das?", tgt_lang="en")]
-    plan, _ = validate_plan(raw, known, "Translate 'Wo ist das?' and look at the picture a.jpg.")
-    assert [t.task for t in plan.tasks] == ["image-classification", "translation"]  # a parallel step, kept
+    plan, repairs = validate_plan(raw, known, "Translate 'Wo ist das?' and look at the picture a.jpg.")
+    assert [t.task for t in plan.tasks] == ["translation"] and "no task uses its label" in repairs[0]["reason"]
+    plan, _ = validate_plan(raw, known, "Translate 'Wo ist das?' and tell me what is in the picture a.jpg.")
+    assert [t.task for t in plan.tasks] == ["image-classification", "translation"]  # asked: a parallel step, kept
+    plan, _ = validate_plan(raw[:1], known, "Look at the picture a.jpg.")
+    assert [t.task for t in plan.tasks] == ["image-classification"]  # never empties a plan
     raw = [step("image-classification", 0, image="a.jpg"),
            step("image-text-to-image", 1, image="<resource>-0", prompt="add a flag")]
     plan, _ = validate_plan(raw, known, "Find out whether a.jpg contains a landmark, then add a flag to the image.")
