@@ -278,7 +278,8 @@ def _draw_from_label(items: list[PlanTask], known: dict[str, TaskInfo], note: Ca
     by_id = {t.id: t for t in items}
     for task in items:
         source = by_id.get(whole_ref(task.args.get("image")))
-        if task.task != "image-classification" or source is None or "image" in known[source.task].outputs:
+        outputs = known[source.task].outputs if source is not None else ()
+        if task.task != "image-classification" or "image" in outputs or "text" not in outputs:
             continue
         note(task.id, f"image-classification of the text output of task {source.id} ({source.task}): text-to-image")
         task.task = "text-to-image"

@@ -268,3 +268,10 @@ def test_a_lone_classifier_for_a_question_about_the_image_is_visual_question_ans
     plan, _ = validate_plan([{"task": "image-classification", "id": 0, "args": {"image": "a.jpg"}}], known, request_text)
     assert (plan.tasks[0].task, plan.tasks[0].args.get("question")) == expected
     assert plan.tasks[0].args["image"] == "a.jpg"
+
+
+def test_classifying_speech_as_an_image_is_not_taken_for_drawing(known):
+    raw = [{"task": "text-to-speech", "id": 0, "args": {"text": "Hello there"}},
+           {"task": "image-classification", "id": 1, "args": {"image": "<resource>-0"}}]
+    plan, _ = validate_plan(raw, known, "Say 'Hello there' aloud and classify the result.")
+    assert [t.task for t in plan.tasks][-1] == "image-classification"  # speech is no text to draw
