@@ -69,7 +69,7 @@ def plan_schema_key(tasks: dict[str, TaskInfo]) -> Hashable:
 
 
 def written_plan(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """``steps`` (HuggingGPT plan steps) as the planner is asked to write them: ``task``, ``id``, ``args``."""
+    """``steps`` (HuggingGPT plan steps) as the planner is asked to write them: ``step``, ``task``, ``id``, ``args``."""
     return [{key: step[key] for key in PLAN_STEP_KEYS if key in step} for step in steps]
 
 

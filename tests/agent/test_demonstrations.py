@@ -64,9 +64,11 @@ def test_the_shipped_pool_covers_every_domain_task_and_multi_step_plans():
               "audio-classification", "image-text-to-image"}
     assert domain <= covered <= set(task_table())
     assert sum(len(d["plan"]) >= 3 for d in pool) >= 8
-    picked = select_demonstrations("Describe beach.png for me and read the description aloud.", domain)
-    assert [s["task"] for s in picked[-1]["plan"]] == ["image-to-text", "text-to-speech"]
     fixed = [d for d in pool if d.get("fixed")]
+    assert select_demonstrations("Describe beach.png for me and read the description aloud.", domain) == fixed
+    picked = select_demonstrations("Describe beach.png for me and read the description aloud.", domain, k=1)
+    assert [s["task"] for s in picked[-1]["plan"]] == ["image-to-text", "text-to-speech"]
     assert picked[: len(fixed)] == fixed and len(picked) == len(fixed) + 1
+    assert all(step.get("step") for d in pool for step in d["plan"])  # every step says what it does first
     kinds = {d["kind"] for d in fixed}
     assert {"single", "chain", "dag"} <= kinds and len(fixed) <= 10  # diverse, and a bounded static prefix

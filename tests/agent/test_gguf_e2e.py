@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from hugginggpt.agent import GlobalPlanAgent
-from hugginggpt.agent.plan_format import plan_schema, written_plan
+from hugginggpt.agent.plan_format import parse_plan_text, plan_schema
 from tests.shared import gguf_or_skip
 
 pytestmark = pytest.mark.slow
@@ -67,8 +67,10 @@ def test_small_gguf_plans_runs_and_answers_with_a_complete_trace(smollm2, local_
     output = agent.invoke({"input": REQUEST, "files": [str(example_jpg)]})
 
     plan = output["plan"]
-    # the plan as the planner writes it ({"task", "id", "args"}) follows the schema it was held to
-    jsonschema.validate({"tasks": written_plan(plan)}, plan_schema(agent.task_infos))
+    # the plan as the planner wrote it ({"step", "task", "id", "args"}) follows the schema it was held to
+    trace = json.loads(Path(output["trace"]).read_text())
+    written = parse_plan_text(trace["raw_plan_outputs"][0])
+    jsonschema.validate(written if isinstance(written, dict) else {"tasks": written}, plan_schema(agent.task_infos))
     assert all(step["task"] in TASKS for step in plan)
     assert set(output["results"]) == {step["id"] for step in plan}, "every planned task ran or was reported"
     for outcome in output["results"].values():

@@ -24,7 +24,7 @@ def tasks(tools):
 
 
 def test_prompt_lists_tasks_and_only_usable_demonstrations(tasks):
-    messages = planning_messages("Caption cat.png", tasks, files=["/data/cat.png"])
+    messages = planning_messages("Caption cat.png", tasks, files=["/data/cat.png"], demonstrations=1)
     system = messages[0].content
     assert "- image-to-text(image*) -> text: Describe an image in words" in system  # table description, * = required, outputs
     assert "- echo(text*): Shout a text back." in system
@@ -32,7 +32,7 @@ def test_prompt_lists_tasks_and_only_usable_demonstrations(tasks):
     assert demos and all(step["task"] in tasks for plan in demos for step in plan)
     assert demos[-1][0]["task"] == "image-to-text"  # the most similar demonstration comes last
     assert messages[-1].content == "Caption cat.png\n\nFiles provided by the user:\n- /data/cat.png"  # as every agent lists them
-    chat = planning_messages("Thanks! Who are you?", tasks)
+    chat = planning_messages("Thanks! Who are you?", tasks, demonstrations=1)
     assert [] in [json.loads(m.content) for m in chat[1:-1] if isinstance(m, AIMessage)]  # "no task needed"
     assert chat[0].content == messages[0].content  # the static part is the same for every request
 

@@ -104,10 +104,10 @@ def _validate(plan, schema=None):
 
 def test_valid_plans_pass():
     plan = [
-        {"task": "image-to-text", "id": 0, "args": {"image": "/tmp/cat.jpg"}},
-        {"task": "text-to-speech", "id": 1, "args": {"text": "<resource>-0"}},
-        {"task": "object-detection", "id": 2, "args": {"image": "x.png", "threshold": 0.3}},
-        {"task": "table-question-answering", "id": 3,
+        {"step": "describe cat.jpg", "task": "image-to-text", "id": 0, "args": {"image": "/tmp/cat.jpg"}},
+        {"step": "read it aloud", "task": "text-to-speech", "id": 1, "args": {"text": "<resource>-0"}},
+        {"step": "find objects", "task": "object-detection", "id": 2, "args": {"image": "x.png", "threshold": 0.3}},
+        {"step": "sum the table", "task": "table-question-answering", "id": 3,
          "args": {"table": {"a": ["1"]}, "question": "sum?"}},
     ]
     _validate(plan)
@@ -117,15 +117,16 @@ def test_valid_plans_pass():
 @pytest.mark.parametrize(
     "step",
     [
-        {"task": "image-to-txt", "id": 0, "args": {"image": "a.png"}},  # unknown task
-        {"task": "image-to-text", "id": 0, "args": {"text": "a"}},  # another task's args
-        {"task": "image-to-text", "id": 0, "args": {"image": "a.png", "x": 1}},  # extra
-        {"task": "image-to-text", "id": "0", "args": {"image": "a.png"}},  # id type
-        {"task": "image-to-text", "id": 0, "dep": [-1], "args": {"image": "a.png"}},  # dep: not written
-        {"task": "image-to-text", "args": {"image": "a.png"}},  # id missing
-        {"task": "image-segmentation", "id": 0, "args": {"image": "a", "subtask": "x"}},
-        {"task": "object-detection", "id": 0, "args": {"image": "a", "threshold": "hi"}},
-        {"task": "image-to-text", "id": 0, "args": {"image": "a.png"}, "why": "x"},
+        {"task": "image-to-text", "id": 0, "args": {"image": "a.png"}},  # step missing
+        {"step": "s", "task": "image-to-txt", "id": 0, "args": {"image": "a.png"}},  # unknown task
+        {"step": "s", "task": "image-to-text", "id": 0, "args": {"text": "a"}},  # another task's args
+        {"step": "s", "task": "image-to-text", "id": 0, "args": {"image": "a.png", "x": 1}},  # extra
+        {"step": "s", "task": "image-to-text", "id": "0", "args": {"image": "a.png"}},  # id type
+        {"step": "s", "task": "image-to-text", "id": 0, "dep": [-1], "args": {"image": "a.png"}},  # dep: not written
+        {"step": "s", "task": "image-to-text", "args": {"image": "a.png"}},  # id missing
+        {"step": "s", "task": "image-segmentation", "id": 0, "args": {"image": "a", "subtask": "x"}},
+        {"step": "s", "task": "object-detection", "id": 0, "args": {"image": "a", "threshold": "hi"}},
+        {"step": "s", "task": "image-to-text", "id": 0, "args": {"image": "a.png"}, "why": "x"},
     ],
 )
 def test_invalid_plans_fail(step):
@@ -168,7 +169,7 @@ def test_plan_schema_follows_a_custom_table():
         "category": "nlp", "description": "d", "outputs": ["text"],
         "args": [{"name": "mode", "kind": "choice", "choices": ["a", "b"], "description": "m"}]}}})
     schema = plan_json_schema(specs.values())
-    _validate([{"task": "toy-task", "id": 0, "args": {"mode": "b"}}], schema)
+    _validate([{"step": "s", "task": "toy-task", "id": 0, "args": {"mode": "b"}}], schema)
     with pytest.raises(jsonschema.ValidationError):
-        _validate([{"task": "toy-task", "id": 0, "args": {"mode": "c"}}], schema)
+        _validate([{"step": "s", "task": "toy-task", "id": 0, "args": {"mode": "c"}}], schema)
     assert isinstance(specs["toy-task"], TaskSpec)
