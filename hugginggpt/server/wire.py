@@ -14,13 +14,25 @@ from typing import Any
 from fastapi.responses import JSONResponse
 
 
+def _replaced(text: str) -> str:
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def wire_text(text: str) -> str:
     """``text`` with each lone surrogate replaced by U+FFFD (a no-op for ordinary text)."""
     try:
         text.encode("utf-8")
         return text
     except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return _replaced(text)
+
+
+def wire_bytes(text: str) -> bytes:
+    """``wire_text(text)`` as UTF-8, encoded once when ``text`` has no lone surrogate (the usual case)."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _replaced(text).encode("utf-8")
 
 
 class WireJSONResponse(JSONResponse):
@@ -28,4 +40,4 @@ class WireJSONResponse(JSONResponse):
 
     def render(self, content: Any) -> bytes:
         text = json.dumps(content, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":"))
-        return wire_text(text).encode("utf-8")
+        return wire_bytes(text)
