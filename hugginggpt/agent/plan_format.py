@@ -2,7 +2,8 @@
 with its own argument names), a plan written that way (for demonstrations), and the reading of a
 plan out of an LLM's free-text answer.
 
-A planner writes ``{"task", "id", "args"}`` per step: HuggingGPT's ``dep`` list is left out, because
+A planner writes ``{"step", "task", "id", "args"}`` per step (``step``: its own words for what the task
+does, read by nobody after parsing): HuggingGPT's ``dep`` list is left out, because
 validation rebuilds it from the ``<resource>-N`` references anyway (``plan_repair.py``); a ``dep``
 that a planner writes regardless is read and ignored the same way.
 """

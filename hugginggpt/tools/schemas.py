@@ -157,7 +157,7 @@ def step_schema(task: str, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def step_json_schema(spec: TaskSpec) -> dict[str, Any]:
-    """The JSON schema of one plan step that runs ``spec``: ``{"task", "id", "args"}``."""
+    """The JSON schema of one plan step that runs ``spec``: ``{"step", "task", "id", "args"}``."""
     return step_schema(spec.name, args_json_schema(spec))
 
 
