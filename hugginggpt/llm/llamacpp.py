@@ -3,8 +3,8 @@
 Why not langchain-community's ``ChatLlamaCpp``: it loads a fresh copy of the weights per instance,
 reports no ``usage_metadata``, and does structured output through tool calling, which small models
 get wrong. Here one ``Llama`` is loaded per (file, context size) and shared, calls are serialised by
-a lock (a llama.cpp context is not re-entrant), and ``with_structured_output`` uses llama.cpp's
-JSON-schema grammar, so even a 135M-parameter model can only emit JSON that matches the schema.
+a lock (a llama.cpp context is not re-entrant) and run on one thread (``compute_thread``), and
+``with_structured_output`` uses llama.cpp's JSON-schema grammar, so even a 135M-parameter model can only emit JSON that matches the schema.
 Tools bound with ``auto`` choice are called the way the model was trained to call them: its chat
 template (or Qwen's wording in the system prompt) lists them, and ``<tool_call>`` blocks in the
 answer are read back as ``AIMessage.tool_calls`` (see ``tool_calls.py``).
@@ -45,6 +45,7 @@ from langchain_core.utils.pydantic import is_basemodel_subclass
 from pydantic import BaseModel, Field
 
 from hugginggpt.errors import LLMError
+from hugginggpt.llm import compute_thread
 from hugginggpt.llm.content import content_text
 from hugginggpt.llm.fair_lock import FairLock
 from hugginggpt.llm.tool_calls import (
@@ -124,7 +125,8 @@ def _load_llama(path: str, n_ctx: int, n_threads: int, n_gpu_layers: int, seed: 
 
         try:
             with _extra_buffers(extra_buffers):
-                llama = cached_llama_class()(
+                llama = compute_thread.run(
+                    cached_llama_class(),
                     model_path=key[0],
                     n_ctx=n_ctx,
                     n_threads=n_threads,
@@ -358,7 +360,7 @@ class LlamaCppChatModel(BaseChatModel):
             logits = np.ctypeslib.as_array(llama._ctx.get_logits_ith(-1), shape=(llama.n_vocab(),)).astype(np.float64)
             return logits - (logits.max() + np.log(np.exp(logits - logits.max()).sum()))
 
-        with lock:
+        def score_all() -> list[float]:
             llama.reset()
             llama.eval(prompt_tokens)
             first = log_probs()
@@ -371,7 +373,10 @@ class LlamaCppChatModel(BaseChatModel):
                 llama.n_tokens = len(prompt_tokens)  # back to the end of the prompt for the next answer
                 scores.append(total)
             llama._requires_eval = True  # the logits are an answer's: the next completion reads its prompt again
-        return scores
+            return scores
+
+        with lock:
+            return compute_thread.run(score_all)
 
     def _client(self) -> tuple[Any, threading.Lock]:
         extra = self.extra_buffers if self.extra_buffers is not None else not cpu_reports_amx()
@@ -425,7 +430,7 @@ class LlamaCppChatModel(BaseChatModel):
         params = self._params(stop, kwargs)
         prompt, tool_names = self._prompt(llama, messages, params)
         with lock:
-            response = llama.create_chat_completion(messages=prompt, **params)
+            response = compute_thread.run(llama.create_chat_completion, messages=prompt, **params)
         choice = response["choices"][0]
         message = choice["message"]
         content = message.get("content") or ""
@@ -475,7 +480,8 @@ class LlamaCppChatModel(BaseChatModel):
         prompt, tool_names = self._prompt(llama, messages, params)
         text, shown, finish_reason = "", "", None
         with lock:  # held until the stream ends: the context is busy until then
-            for part in llama.create_chat_completion(messages=prompt, stream=True, **params):
+            parts = compute_thread.run(llama.create_chat_completion, messages=prompt, stream=True, **params)
+            for part in compute_thread.iterate(parts):
                 choice = (part.get("choices") or [{}])[0]
                 delta = (choice.get("delta") or {}).get("content") or ""
                 finish_reason = choice.get("finish_reason") or finish_reason

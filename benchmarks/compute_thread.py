@@ -1,0 +1,64 @@
+"""Decoding speed when llama.cpp is called from many threads versus from one (``hugginggpt.llm.compute_thread``).
+
+LangChain runs a synchronous chat model in a pool of worker threads, so without the compute thread
+the same ``Llama`` decodes on whichever worker is free. With llama.cpp's OpenMP build each such thread
+gets its own OpenMP team, and decoding slows down once several teams exist. This decodes 20 single
+tokens after a 2,000-token context, five times each way, and prints milliseconds per token:
+
+    python benchmarks/compute_thread.py --model qwen2.5-coder-1.5b
+
+Run it on an idle machine (nothing else decoding).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.planning_quality import gguf_path  # noqa: E402
+from hugginggpt.llm import compute_thread  # noqa: E402
+
+CONTEXT, TOKENS, ROUNDS = 2000, 20, 5
+
+
+def main(argv: list[str] | None = None) -> dict[str, float]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="fetch-gguf name or a .gguf path")
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args(argv)
+    from llama_cpp import Llama
+
+    llama = compute_thread.run(Llama, model_path=gguf_path(args.model), n_ctx=4096, n_threads=args.threads,
+                               verbose=False)
+    tokens = llama.tokenize(b"The quick brown fox jumps over the lazy dog. " * 250)[: CONTEXT + TOKENS]
+    compute_thread.run(llama.eval, tokens[:CONTEXT])
+
+    def decode() -> float:
+        started = time.perf_counter()
+        for token in tokens[CONTEXT:]:
+            llama.eval([token])
+        llama.n_tokens = CONTEXT
+        llama._ctx.kv_cache_seq_rm(-1, CONTEXT, -1)
+        return 1000 * (time.perf_counter() - started) / TOKENS
+
+    one = [compute_thread.run(decode) for _ in range(ROUNDS)]
+    hopping: list[float] = []
+    for _ in range(ROUNDS):  # a new caller thread each round, as a worker pool can hand out
+        caller = threading.Thread(target=lambda: hopping.append(decode()))
+        caller.start()
+        caller.join()
+    result = {"one_thread_ms_per_token": round(statistics.median(one), 1),
+              "hopping_threads_ms_per_token": round(statistics.median(hopping), 1)}
+    print(result)
+    return result
+
+
+if __name__ == "__main__":
+    main()
