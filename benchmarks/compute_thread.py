@@ -3,9 +3,10 @@
 LangChain runs a synchronous chat model in a pool of worker threads, so without the compute thread
 the same ``Llama`` decodes on whichever worker is free. With llama.cpp's OpenMP build each such thread
 gets its own OpenMP team, and decoding slows down once several teams exist. This decodes 20 single
-tokens after a 2,000-token context, five times each way, and prints milliseconds per token:
+tokens after a 2,000-token context, five times each way, prints milliseconds per token and writes
+``docs/results/benchmarks/compute_thread-<label>.json``:
 
-    python benchmarks/compute_thread.py --model qwen2.5-coder-1.5b
+    python benchmarks/compute_thread.py --model qwen2.5-coder-1.5b --label amd-epyc
 
 Run it on an idle machine (nothing else decoding).
 """
@@ -13,6 +14,8 @@ Run it on an idle machine (nothing else decoding).
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
 import sys
 import threading
@@ -23,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.planning_quality import gguf_path  # noqa: E402
+from benchmarks.prompt_cache import cpu_name  # noqa: E402
 from hugginggpt.llm import compute_thread  # noqa: E402
 
 CONTEXT, TOKENS, ROUNDS = 2000, 20, 5
@@ -32,6 +36,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="fetch-gguf name or a .gguf path")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--label", default=None, help="result file suffix (default: the model file's name)")
     args = parser.parse_args(argv)
     from llama_cpp import Llama
 
@@ -54,9 +59,15 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         caller = threading.Thread(target=lambda: hopping.append(decode()))
         caller.start()
         caller.join()
-    result = {"one_thread_ms_per_token": round(statistics.median(one), 1),
+    result = {"model": Path(llama.model_path).name, "cpu": cpu_name(), "cores": os.cpu_count(),
+              "load_average": os.getloadavg(), "context_tokens": CONTEXT, "decoded_tokens": TOKENS,
+              "rounds": ROUNDS, "one_thread_ms_per_token": round(statistics.median(one), 1),
               "hopping_threads_ms_per_token": round(statistics.median(hopping), 1)}
-    print(result)
+    print(json.dumps(result))
+    out = ROOT / "docs" / "results" / "benchmarks" / f"compute_thread-{args.label or Path(llama.model_path).stem}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"wrote {out.relative_to(ROOT)}")
     return result
 
 

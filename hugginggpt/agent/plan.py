@@ -1,7 +1,7 @@
 """The task plan as data: pydantic models, reference spellings, and the tasks a planner may use.
 
-A plan is HuggingGPT's ``[{"task", "id", "dep", "args"}]``. ``<resource>-N`` in an argument stands
-for the output of task N. Turning an LLM's answer into a valid plan is ``plan_repair``'s job.
+A plan is HuggingGPT's ``[{"task", "id", "dep", "args"}]``, each step with the planner's own words for
+it (``step``) when it wrote them. ``<resource>-N`` in an argument stands for the output of task N. Turning an LLM's answer into a valid plan is ``plan_repair``'s job.
 """
 
 from __future__ import annotations
@@ -70,6 +70,9 @@ class PlanTask(BaseModel):
     id: int
     dep: list[int] = Field(default_factory=list)
     args: dict[str, Any] = Field(default_factory=dict)
+    step: str | None = None
+    """The planner's words for what this task does ("transcribe lecture.wav"), None when it wrote none:
+    a label for people (progress, the chat page, the trace); validation and scoring never read it."""
 
     def references(self) -> set[int]:
         """Ids of the tasks whose outputs this task's arguments use."""
@@ -86,7 +89,8 @@ class Plan(BaseModel):
         return {t.id: t for t in self.tasks}
 
     def as_list(self) -> list[dict[str, Any]]:
-        return [t.model_dump() for t in self.tasks]
+        """The contract's ``[{"task", "id", "dep", "args"}]``, with ``step`` where the planner wrote one."""
+        return [t.model_dump(exclude_none=True) for t in self.tasks]
 
 
 def whole_ref(value: Any) -> int | None:

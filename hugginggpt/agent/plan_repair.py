@@ -139,7 +139,9 @@ class _Validator:
             dep = [d for d in (_as_int(x) for x in _as_list(item.get("dep"))) if d is not None]
             if "dep" in item:
                 self.dep_written.add(task_id)
-            tasks.append(PlanTask(task=str(item["task"]).strip(), id=task_id, dep=dep, args=args))
+            step = item.get("step")
+            step = " ".join(step.split()) if isinstance(step, str) else None
+            tasks.append(PlanTask(task=str(item["task"]).strip(), id=task_id, dep=dep, args=args, step=step or None))
         return tasks
 
     def check_task_name(self, t: PlanTask) -> bool:

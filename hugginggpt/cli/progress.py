@@ -82,7 +82,7 @@ class StageProgress:
         if name == "plan":
             self.stage = "selecting models"
             for node in event.get("plan") or []:
-                self._row(node)
+                self._row(node).detail = _short(str(node.get("step") or ""))
         elif name == "selection":
             self.stage = "running tasks"
             for choice in selection_rows(event):
@@ -133,7 +133,8 @@ def describe(event: dict[str, Any]) -> str | None:
     name = event.get("event")
     if name == "plan":
         plan = event.get("plan") or []
-        steps = ", ".join(f"{node.get('id')}:{node.get('task')}" for node in plan)
+        steps = ", ".join(f"{node.get('id')}:{node.get('task')}" + (f" ({node['step']})" if node.get("step") else "")
+                          for node in plan)
         return f"plan: {len(plan)} task(s) {steps}".rstrip()
     if name == "selection":
         lines = [" ".join(filter(None, ["task", str(c.get("id")), c.get("task")])) + f": model {c.get('model')}"

@@ -37,6 +37,22 @@ def test_valid_chain_passes_unchanged():
     assert [(d, t.id) for t in plan.tasks for d in t.dep] == [(0, 1)]
 
 
+def test_the_planners_step_words_stay_on_the_task_and_in_the_list_only_where_written():
+    """``step`` labels a task for people (progress, the page, the trace); validation keeps it as written,
+    white space folded, and drops what is not text; a task the planner wrote none for has no ``step``."""
+    raw = [
+        {"step": "  describe\n the picture ", "task": "image-to-text", "id": 0, "args": {"image": "a.png"}},
+        {"step": 7, "task": "text-to-speech", "id": 1, "args": {"text": "<resource>-0"}},
+        {"task": "image-segmentation", "id": 2, "args": {"image": "a.png"}},
+    ]
+    plan, repairs = validate_plan(raw, TASKS)
+    assert repairs == []
+    assert [t.step for t in plan.tasks] == ["describe the picture", None, None]
+    assert plan.as_list()[0] == {"task": "image-to-text", "id": 0, "dep": [], "args": {"image": "a.png"},
+                                 "step": "describe the picture"}
+    assert [sorted(node) for node in plan.as_list()[1:]] == [["args", "dep", "id", "task"]] * 2
+
+
 @pytest.mark.parametrize("spelling", ["<resource-0>", "<resource>0", "<node-0>", "<Resource_0>", "<resource> - 0"])
 def test_reference_variants_become_canonical(spelling):
     plan, _ = validate_plan(

@@ -9,7 +9,8 @@ from rich.console import Console
 from hugginggpt.cli.progress import StageProgress
 
 EVENTS = [
-    {"event": "plan", "plan": [{"id": 0, "task": "image-to-text"}, {"id": 1, "task": "translation"},
+    {"event": "plan", "plan": [{"id": 0, "task": "image-to-text", "step": "describe the photo"},
+                               {"id": 1, "task": "translation"},
                                {"id": 2, "task": "text-to-speech"}]},
     {"event": "selection", "id": 0, "task": "image-to-text", "model": "org/captioner"},
     {"event": "task_start", "id": 0, "task": "image-to-text"},
@@ -39,7 +40,7 @@ def test_rows_follow_the_events():
 def test_plain_lines():
     _, text = run(live=False)
     assert text.splitlines() == [
-        "plan: 3 task(s) 0:image-to-text, 1:translation, 2:text-to-speech",
+        "plan: 3 task(s) 0:image-to-text (describe the photo), 1:translation, 2:text-to-speech",
         "task 0 image-to-text: model org/captioner",
         "task 0 image-to-text: started",
         "task 0 image-to-text: ok (1.2s): a cat",
@@ -47,6 +48,17 @@ def test_plain_lines():
         "task 2 text-to-speech: skipped: depends on failed task 1",
         "response: ready",
     ]
+
+
+def test_live_table_shows_the_planners_words_until_a_task_has_an_outcome():
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=120, force_terminal=True, color_system=None)
+    with StageProgress(console, live=True) as progress:
+        progress.update(EVENTS[0])
+        assert progress.rows[0].detail == "describe the photo" and progress.rows[1].detail == ""
+        for event in EVENTS[1:4]:
+            progress.update(event)
+    assert progress.rows[0].detail == "a cat"
 
 
 def test_live_table_ends_with_every_task():

@@ -94,11 +94,13 @@ def plan_for(request: str) -> list[dict[str, Any]]:
         first = {"task": "nap" if slow.group(2) else "sleep", "id": 0, "dep": [-1],
                  "args": {"seconds": float(slow.group(1))}}
     elif images:
-        first = {"task": "image-to-text", "id": 0, "dep": [-1], "args": {"image": images[-1]}}
+        first = {"step": "describe the picture", "task": "image-to-text", "id": 0, "dep": [-1],
+                 "args": {"image": images[-1]}}
     else:
         return []
     if "aloud" in request or not slow:
-        return [first, {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}}]
+        return [first, {"step": "read it aloud", "task": "text-to-speech", "id": 1, "dep": [0],
+                        "args": {"text": "<resource>-0"}}]
     return [first]
 
 

@@ -81,6 +81,8 @@ def test_page_uploads_asks_streams_the_plan_and_shows_answer_and_audio(browser, 
     items = turn.locator(".plan li")
     assert items.count() == 2
     assert "image-to-text" in items.nth(0).inner_text() and "text-to-speech" in items.nth(1).inner_text()
+    # each task is labelled with the planner's own words for it
+    assert [items.nth(i).locator(".step").inner_text() for i in range(2)] == ["(describe the picture)", "(read it aloud)"]
     assert [items.nth(i).get_attribute("data-state") for i in range(2)] == ["done", "done"]
     log = page.evaluate("window.stateLog")
     for task in ("0", "1"):  # each task was seen pending, then running, then done, live

@@ -72,7 +72,7 @@ class Turn {
     if (!item) {
       item = document.createElement("li");
       item.dataset.taskId = id;
-      item.innerHTML = '<span class="state"></span> <span class="name"></span> <span class="detail"></span>';
+      item.innerHTML = '<span class="state"></span> <span class="name"></span> <span class="step"></span> <span class="detail"></span>';
       plan.appendChild(item);
       this.state(item, "pending");
     }
@@ -102,7 +102,11 @@ class Turn {
     switch (event.event) {
       case "plan":
         this.status("running", "planned");
-        for (const step of event.plan || []) this.state(this.task(step.id, step.task), "pending", text(step.args));
+        for (const step of event.plan || []) {
+          const item = this.task(step.id, step.task);
+          if (step.step) item.querySelector(".step").textContent = `(${step.step})`;  // the planner's words for it
+          this.state(item, "pending", text(step.args));
+        }
         if (!(event.plan || []).length) this.node.querySelector(".plan").dataset.empty = "true";
         break;
       case "selection":
