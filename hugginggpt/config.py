@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from hugginggpt.errors import ConfigError
+from hugginggpt.paths import expand_home
 
 #: The embedded controller used when nothing else is configured (downloaded once into the HF cache).
 EMBEDDED_DEFAULT_LLM = "gguf:Qwen/Qwen2.5-1.5B-Instruct-GGUF/qwen2.5-1.5b-instruct-q4_k_m.gguf"
@@ -83,7 +84,7 @@ def config_path() -> tuple[Path, bool]:
     """The config file and whether the user named it explicitly (then it must exist)."""
     explicit = os.environ.get("HUGGINGGPT_CONFIG")
     if explicit:
-        return Path(explicit).expanduser(), True
+        return expand_home(explicit), True
     base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
     return Path(base) / "hugginggpt" / "config.toml", False
 
@@ -166,7 +167,7 @@ def check_places(settings: Settings) -> None:
 def check_folder(setting: str, value: str) -> None:
     """``value`` is a folder, or one can be made there: its nearest existing ancestor is a writable
     folder. Nothing is created."""
-    path = Path(value).expanduser()
+    path = expand_home(value)
     probe = path
     try:
         while not probe.exists() and probe.parent != probe:

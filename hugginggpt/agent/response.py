@@ -27,6 +27,7 @@ from hugginggpt.agent.request import trim_history
 from hugginggpt.agent.trace import Trace
 from hugginggpt.errors import LLMError
 from hugginggpt.llm.content import content_text
+from hugginggpt.paths import expand_home
 from hugginggpt.prompts import load_prompt, render_prompt
 from hugginggpt.tools.resources.refs import CANONICAL_REF
 from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES as SUFFIXES_BY_KIND
@@ -143,7 +144,7 @@ def unknown_paths(answer: str, files: set[str]) -> list[str]:
         mention = _mentioned_path(match.group(0))
         if mention is None or mention in found or mention in allowed or str(Path(mention)) in allowed:
             continue
-        path = Path(mention).expanduser() if mention.startswith("~") else Path(mention)
+        path = expand_home(mention)
         if str(path) in allowed or any(path.is_relative_to(folder) for folder in folders):
             continue
         found.append(mention)

@@ -11,11 +11,11 @@ import inspect
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from hugginggpt.config import AGENTS, EXECUTION_POLICIES, Settings, load_settings
 from hugginggpt.errors import HuggingGPTError, ResourceError
+from hugginggpt.paths import expand_home
 
 # agent choice -> (module, class); imported only when the command runs (they pull in heavy modules)
 AGENT_CLASSES = {
@@ -64,7 +64,7 @@ def input_files(paths: list[str]) -> list[str]:
     """Absolute paths of the user's input files; a missing one stops the run before any model loads."""
     files = []
     for raw in paths:
-        path = Path(raw).expanduser()
+        path = expand_home(raw)
         if not path.exists():
             raise ResourceError(None, f"input file not found: {raw}")
         files.append(str(path.resolve()))

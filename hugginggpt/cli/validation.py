@@ -10,6 +10,7 @@ from pathlib import Path
 
 from hugginggpt.config import Settings
 from hugginggpt.errors import ConfigError, UnknownTaskError
+from hugginggpt.paths import expand_home
 
 #: Files whose presence at the top of a folder means it holds a model (transformers, diffusers,
 #: sentence-transformers, timm/open_clip and raw weight files).
@@ -38,7 +39,7 @@ def check_llm(spec: str | None) -> None:
         raise ConfigError(f"--llm {spec}: {exc}") from None
     if parsed.provider != "gguf" or is_hub_file(parsed.model):
         return
-    path = Path(parsed.model).expanduser()
+    path = expand_home(parsed.model)
     if path.is_dir():
         raise ConfigError(f"--llm {spec}: {parsed.model} is a folder, not a GGUF file")
     if not path.is_file():
@@ -63,13 +64,13 @@ def check_local_model(task: str | None, value: str) -> None:
     if value.startswith("gguf:") or value.lower().endswith(".gguf"):
         from hugginggpt.llm.specs import is_gguf_file
 
-        path = Path(value.removeprefix("gguf:")).expanduser()
+        path = expand_home(value.removeprefix("gguf:"))
         if not path.is_file():
             raise ConfigError(f"{flag}: GGUF file not found: {path}")
         if not is_gguf_file(path):
             raise ConfigError(f"{flag}: {path} is not a GGUF file (it does not start with the GGUF magic bytes)")
         return
-    folder = Path(value).expanduser()
+    folder = expand_home(value)
     if not folder.exists():
         raise ConfigError(f"{flag}: no such folder: {folder}")
     if not folder.is_dir():

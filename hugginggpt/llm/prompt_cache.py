@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from hugginggpt.paths import expand_home
+
 logger = logging.getLogger(__name__)
 
 MAGIC = b"HGPTPSC1"
@@ -52,7 +54,7 @@ def cache_root() -> Path:
     """``$HUGGINGGPT_CACHE``, else ``$XDG_CACHE_HOME/hugginggpt``, else ``~/.cache/hugginggpt``."""
     explicit = os.environ.get("HUGGINGGPT_CACHE")
     if explicit:
-        return Path(explicit).expanduser()
+        return expand_home(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "hugginggpt"
 

@@ -22,6 +22,7 @@ from langchain_core.language_models import BaseChatModel
 
 from hugginggpt.agent.trace import redact
 from hugginggpt.errors import LLMError
+from hugginggpt.paths import expand_home
 
 OWN_PROVIDERS = ("openai", "huggingface", "gguf")
 #: An API key placeholder for OpenAI-compatible local servers, which ignore it.
@@ -67,7 +68,7 @@ def parse_spec(spec: str) -> LLMSpec:
 
 def is_hub_file(ref: str) -> bool:
     """Whether a gguf ref that is not an existing file reads as ``OWNER/REPO/FILE.gguf`` on the Hub."""
-    path = Path(ref).expanduser()
+    path = expand_home(ref)
     looks_local = path.is_absolute() or ref.startswith((".", "~")) or ref.count("/") < 2
     return not path.exists() and not looks_local and ref.lower().endswith(".gguf")
 
@@ -75,7 +76,7 @@ def is_hub_file(ref: str) -> bool:
 def is_gguf_file(path: str | Path) -> bool:
     """Whether ``path`` is a file that starts with the GGUF magic bytes (``GGUF``)."""
     try:
-        with open(Path(path).expanduser(), "rb") as fh:
+        with open(expand_home(path), "rb") as fh:
             return fh.read(4) == b"GGUF"
     except OSError:
         return False
@@ -83,7 +84,7 @@ def is_gguf_file(path: str | Path) -> bool:
 
 def resolve_gguf(ref: str, *, endpoint: str | None = None, cache_dir: str | Path | None = None) -> Path:
     """A local GGUF path for ``ref``: an existing file, or ``REPO_ID/FILE.gguf`` fetched from the Hub once."""
-    path = Path(ref).expanduser()
+    path = expand_home(ref)
     if path.is_file():
         if not is_gguf_file(path):
             raise LLMError(f"{ref} is not a GGUF file (it does not start with the GGUF magic bytes)")

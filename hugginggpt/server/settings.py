@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hugginggpt.paths import expand_home
 from hugginggpt.tools.resources import MiB
 
 API_KEY_ENV = "HUGGINGGPT_API_KEY"
@@ -46,7 +47,7 @@ class ServerSettings:
         for name in ("request_timeout", "keep_runs_s"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
-        object.__setattr__(self, "runs_dir", Path(self.runs_dir).expanduser().resolve())
+        object.__setattr__(self, "runs_dir", expand_home(self.runs_dir).resolve())
 
     @staticmethod
     def key_from_env(given: str | None) -> str | None:

@@ -24,6 +24,12 @@ def test_paths_the_answer_invents_are_found():
     assert unknown_paths(answer, files) == ["/runs/r1/outputs/speech.wav"]
 
 
+def test_a_home_path_of_no_user_is_an_invented_path_not_a_crash():
+    files = known_files({0: {"status": "ok", "result": {"image": "/runs/r1/outputs/abc.png"}}}, [])
+    answer = "The picture is at ~no-such-user-hgpt/cat.png and at /runs/r1/outputs/abc.png."
+    assert unknown_paths(answer, files) == ["~no-such-user-hgpt/cat.png"]
+
+
 def test_failures_are_reported_from_the_outcomes_with_what_to_do():
     from hugginggpt.agent.response import failure_report
 

@@ -107,6 +107,9 @@ ATTACKS = [
     ("unresolved-reference-variant", "<resource-2>", "audio", "unresolved reference"),
     ("reference-inside-path", "outputs/<resource>-3.png", "image", "unresolved reference"),
     ("missing-file", "nope.png", "image", "file not found"),
+    # "~name" with no user "name": Path.expanduser raises RuntimeError; it is a file that is not there
+    ("home-of-no-user", "~0", "image", "file not found"),
+    ("file-in-home-of-no-user", "~no-such-user-hgpt/cat.png", "image", "file not found"),
     ("empty", "  ", "image", "empty file path or URL"),
     ("text-claimed-image", _text_file("notes.png"), "image", "not an image"),
     ("text-claimed-audio", _text_file("notes.wav"), "audio", "not an audio file"),

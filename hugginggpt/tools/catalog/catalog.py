@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from hugginggpt.errors import HuggingGPTError, ModelLoadError, UnknownTaskError
+from hugginggpt.paths import expand_home
 
 SHIPPED_CATALOG = "models.json"
 
@@ -131,7 +132,7 @@ class ModelCatalog:
         absolute path, which the local executor accepts as a model. ``preferred``: the user named
         this model for the task, so it runs every call of that task (``preferred(task)``).
         """
-        folder = _gguf_file(path, task) or Path(path).expanduser().resolve()
+        folder = _gguf_file(path, task) or expand_home(path).resolve()
         if not folder.is_dir() and not folder.is_file():
             raise ModelLoadError(task, f"model folder not found: {folder}")
         task = task or folder_task(folder)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from hugginggpt.errors import ModelLoadError, TaskError
+from hugginggpt.paths import expand_home
 from hugginggpt.tools.executors.base import Executor, TaskCall
 from hugginggpt.tools.executors.local_tasks import (
     HANDLERS,
@@ -127,7 +128,7 @@ class LocalExecutor(Executor):
         if model is None:
             cards = self.catalog.candidates(task, k=1) if self.catalog is not None else []
             return cards[0].id if cards else None
-        return model if is_hub_id(model) and not Path(model).expanduser().exists() else None
+        return model if is_hub_id(model) and not expand_home(model).exists() else None
 
     def resolve(self, task: str, model: str | None) -> Path | None:
         """The local folder of ``model`` (or of the catalog's first local candidate when None)."""
@@ -136,7 +137,7 @@ class LocalExecutor(Executor):
         gguf = gguf_text.model_file(task, model, self.catalog)  # a GGUF file for a text task
         if gguf is not None:
             return gguf
-        folder = Path(model).expanduser()
+        folder = expand_home(model)
         if folder.is_dir():
             return folder.resolve()
         if self.catalog is not None:

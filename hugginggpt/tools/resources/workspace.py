@@ -18,6 +18,7 @@ from pathlib import Path
 from uuid import uuid4
 
 from hugginggpt.errors import ResourceError
+from hugginggpt.paths import expand_home
 from hugginggpt.tools.resources.download import ALLOWED_SCHEMES, download
 from hugginggpt.tools.resources.media import check_kind
 from hugginggpt.tools.resources.netguard import (
@@ -57,7 +58,7 @@ class Workspace:
                  allow_private_urls: bool | None = None, address_policy: AddressPolicy | None = None):
         if root is None:
             root = Path(os.environ.get("HUGGINGGPT_HOME", "hugginggpt-runs")) / new_run_id()
-        self._root = Path(root).expanduser().resolve()
+        self._root = expand_home(root).resolve()
         self.run_id = self._root.name  # callers that pick the root usually name it with new_run_id()
         self.max_download_bytes = int(max_download_bytes)
         self.download_timeout = float(download_timeout)
@@ -92,7 +93,7 @@ class Workspace:
     def allow(self, path: str | os.PathLike) -> Path:
         """Let tasks read a user-given file or folder (e.g. the image the user's request names)."""
         try:
-            resolved = Path(path).expanduser().resolve(strict=True)
+            resolved = expand_home(path).resolve(strict=True)
         except (FileNotFoundError, NotADirectoryError):
             raise ResourceError(None, f"file not found: {path}") from None
         with self._lock:
@@ -152,7 +153,7 @@ class Workspace:
 
     def _confined_file(self, text: str) -> Path:
         """The regular file ``text`` names inside the root or an allowed input, else ResourceError."""
-        given = Path(text).expanduser()
+        given = expand_home(text)
         if given.is_absolute():
             candidates = [given]
         else:  # relative: to the root first, then to each allowed folder (or an allowed file's folder)

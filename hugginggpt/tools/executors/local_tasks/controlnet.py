@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from hugginggpt.errors import ModelLoadError, TaskError
+from hugginggpt.paths import expand_home
 from hugginggpt.tools.executors.local_tasks.auto_models import LoadedModel, auto_loader
 from hugginggpt.tools.executors.local_tasks.common import (
     LoadOptions,
@@ -112,7 +113,7 @@ def check_condition_image(image: Any, cond: Condition, task: str) -> None:
 
 def _name_words(model: str) -> set[str]:
     """The words of a model's own name: the last part of a Hub id or of a folder path."""
-    name = Path(model).name if Path(model).expanduser().is_dir() else model.rsplit("/", 1)[-1]
+    name = Path(model).name if expand_home(model).is_dir() else model.rsplit("/", 1)[-1]
     return {word for word in re.split(r"[^a-z0-9]+", name.lower()) if word}
 
 
@@ -360,7 +361,7 @@ def base_folder(candidates: list[str], options: LoadOptions) -> Path:
     from hugginggpt.tools.executors.local import cached_snapshot, download_snapshot, is_hub_id
 
     for candidate in candidates:
-        folder = Path(candidate).expanduser()
+        folder = expand_home(candidate)
         if folder.is_dir():
             return folder
         snapshot = cached_snapshot(candidate)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from hugginggpt.errors import ModelLoadError, TaskError
+from hugginggpt.paths import expand_home
 from hugginggpt.tools.executors.local_tasks.common import (
     LoadOptions,
     TaskHandler,
@@ -72,8 +73,8 @@ def gguf_path(ref: str | Path | None) -> Path | None:
         return None
     text = str(ref).strip()
     if text.startswith(PREFIX):
-        return Path(text[len(PREFIX):]).expanduser()
-    return Path(text).expanduser() if text.lower().endswith(".gguf") else None
+        return expand_home(text[len(PREFIX):])
+    return expand_home(text) if text.lower().endswith(".gguf") else None
 
 
 def is_gguf_file(path: str | Path) -> bool:
