@@ -54,6 +54,7 @@ SWITCHABLE = {
     "drawing": (plan_repair, "swap_misnamed_writing", lambda *args: None),
     "writing": (plan_repair, "splice_unrequested_writing", lambda items, *args: items),
     "classifier": (plan_repair, "splice_unasked_classifiers", lambda items, *args: items),
+    "repeats": (plan_repair, "drop_repeated_steps", lambda items, *args: items),
 }
 
 

@@ -28,7 +28,12 @@ from hugginggpt.agent.plan import (
 )
 from hugginggpt.agent.request_words import RequestWords, media_kind_of
 from hugginggpt.agent.task_swaps import swap_label_questions, swap_misnamed_writing, swap_misread_tasks
-from hugginggpt.agent.unrequested import drop_unrequested_leaves, splice_unasked_classifiers, splice_unrequested_writing
+from hugginggpt.agent.unrequested import (
+    drop_repeated_steps,
+    drop_unrequested_leaves,
+    splice_unasked_classifiers,
+    splice_unrequested_writing,
+)
 from hugginggpt.errors import PlanError
 
 
@@ -75,6 +80,7 @@ class _Validator:
         if words is not None:
             swap_misnamed_writing(items, self.known, words, self.note)
         _ReferenceRepair(self, items, words).run()
+        items = drop_repeated_steps(items, self.known, self.note)
         if words is not None:
             swap_misread_tasks(items, self.known, words, self.note)
             items = splice_unrequested_writing(items, self.known, words, self.note)

@@ -50,7 +50,7 @@ def predictions_text(plan: Plan, selections: dict[int, dict[str, Any]], outcomes
     lines = []
     for step in plan.tasks:
         outcome = outcomes.get(step.id, {"status": "not run"})
-        model = selections.get(step.id, {}).get("model") or "default model"
+        model = model_label(selections.get(step.id, {}).get("model")) or "default model"
         args = json.dumps(clip_values(step.args, PROMPT_ARG_CHARS), ensure_ascii=False)
         args = CANONICAL_REF.sub(lambda m: f"(output of task {m.group('id')})", args)
         head = f"Task {step.id} {step.task} args={args} model={model}"
@@ -59,6 +59,17 @@ def predictions_text(plan: Plan, selections: dict[int, dict[str, Any]], outcomes
         else:
             lines.append(f"{head}\n  {outcome.get('status')}: {outcome.get('error')}")
     return "\n".join(lines) or "(no tasks were run)"
+
+
+def model_label(model: str | None) -> str | None:
+    """How the response prompt names a model: a Hub id as it is, a file or folder on this machine by
+    its name (a full path there reads like a file the run made, and the answer then lists it)."""
+    if not model:
+        return None
+    text = str(model).removeprefix("gguf:")
+    if text.startswith(("/", "~", "\\")) or re.match(r"[A-Za-z]:[\\/]", text):
+        return re.split(r"[\\/]", text.rstrip("\\/"))[-1] or text
+    return text
 
 
 def response_messages(user_input: str, plan: Plan, selections: dict[int, dict[str, Any]],
@@ -72,8 +83,10 @@ def response_messages(user_input: str, plan: Plan, selections: dict[int, dict[st
     if not plan.tasks:
         return [*trim_history(chat_history, history_tokens), HumanMessage(user_input)]
     succeeded = Plan(tasks=[step for step in plan.tasks if outcomes.get(step.id, {}).get("status") == "ok"])
+    made = sorted(generated_files(outcomes, succeeded))
     data = render_prompt("response_data", input=user_input,
-                         predictions=predictions_text(succeeded, selections, outcomes))
+                         predictions=predictions_text(succeeded, selections, outcomes),
+                         files="\n".join(f"- {path}" for path in made) or "none")
     return [SystemMessage(load_prompt("response")), HumanMessage(data)]
 
 
@@ -113,15 +126,23 @@ def nothing_succeeded_answer(outcomes: dict[int, dict[str, Any]]) -> str:
         "I could not complete the request: no task produced a result.")
 
 
-def known_files(outcomes: dict[int, dict[str, Any]], inputs: list[str | Path]) -> set[str]:
-    """Every file the answer may mention: generated outputs and the user's inputs."""
-    files = {str(p) for p in inputs}
-    for outcome in outcomes.values():
+def generated_files(outcomes: dict[int, dict[str, Any]], plan: Plan | None = None) -> set[str]:
+    """The files the tasks produced (of ``plan``'s tasks only, when given)."""
+    ids = None if plan is None else {step.id for step in plan.tasks}
+    files = set()
+    for task_id, outcome in outcomes.items():
+        if ids is not None and task_id not in ids:
+            continue
         for kind in FILE_KINDS:
             value = (outcome.get("result") or {}).get(kind)
             if value:
                 files.add(str(value))
     return files
+
+
+def known_files(outcomes: dict[int, dict[str, Any]], inputs: list[str | Path]) -> set[str]:
+    """Every file the answer may mention: generated outputs and the user's inputs."""
+    return {str(p) for p in inputs} | generated_files(outcomes)
 
 
 def _mentioned_path(run: str) -> str | None:

@@ -11,12 +11,19 @@ or next to the task that was asked for, when the request never asks for a text t
 step only rewords a result: the final answer does that anyway. It is taken out, and the tasks that
 read it read what it read (its input is a text, and so was its output, so they get the same kind).
 
+Small planners also write one step twice: "compare the summary with the sentence", then "answer how
+similar they are", as two identical sentence-similarity steps. A step that repeats an earlier one
+(the same task on the same arguments) is taken out when its task analyses rather than makes (it
+returns data: a classifier, a detector, a similarity), since it would only compute the same result
+again; its readers read the earlier step. Two identical text-to-image steps stay (two pictures).
+
 Only plans with more than one task lose a step (a plan that is a single step stays: it is the
 planner's whole reading of the request), each with a recorded reason.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
@@ -64,6 +71,27 @@ def drop_unrequested_leaves(items: list[PlanTask], known: dict[str, TaskInfo], w
         else:
             break
     return items
+
+
+def drop_repeated_steps(items: list[PlanTask], known: dict[str, TaskInfo],
+                        note: Callable[[int, str], None]) -> list[PlanTask]:
+    """``items`` without the steps that repeat an earlier step exactly, for tasks that return data
+    (analyses, whose result the same input always gives); the tasks that read a repeat read the first."""
+    first_of: dict[tuple[str, str], PlanTask] = {}
+    kept: list[PlanTask] = []
+    for step in items:
+        key = (step.task, json.dumps(step.args, sort_keys=True, ensure_ascii=False, default=str))
+        first = first_of.get(key)
+        if first is None or "data" not in known[step.task].outputs:
+            first_of.setdefault(key, step)
+            kept.append(step)
+            continue
+        readers = [t for t in items if t is not step and step.id in t.references()]
+        for reader in readers:
+            reader.args = replace_refs(reader.args, {step.id: first.id})
+        note(step.id, f"taken out: repeats task {first.id} ({step.task}) on the same arguments"
+                      + (f"; the tasks that read it read task {first.id}" if readers else ""))
+    return kept
 
 
 #: Words by which a request asks for a text to be written: what text-generation is for.

@@ -65,6 +65,28 @@ def test_the_llm_sees_only_what_succeeded_and_static_instructions_first():
     assert "$" not in system.content and "Summarize and translate" not in system.content  # static: cacheable
 
 
+def test_the_llm_is_given_the_generated_files_as_a_list_and_models_on_this_machine_by_name():
+    """A first run listed the GGUF's full path as a "generated file": the prompt now names a local model
+    by its file name, and lists what the tasks made (or says none)."""
+    from hugginggpt.agent.response import model_label, response_messages
+
+    plan = Plan(tasks=[PlanTask(task="summarization", id=0, args={"text": "long text"}),
+                       PlanTask(task="text-to-speech", id=1, dep=[0], args={"text": "<resource>-0"}),
+                       PlanTask(task="text-to-image", id=2, args={"text": "a fox"})])
+    outcomes = {0: {"task": "summarization", "status": "ok", "result": {"text": "short"}},
+                1: {"task": "text-to-speech", "status": "ok", "result": {"audio": "/runs/r1/outputs/a.wav"}},
+                2: {"task": "text-to-image", "status": "failed", "error": "no model"}}
+    selections = {0: {"model": "/root/.cache/hugginggpt-gguf/qwen2.5-1.5b-q4_k_m.gguf"}, 1: {"model": "org/tts"}}
+    _, human = response_messages("Summarize, read it aloud, draw a fox", plan, selections, outcomes)
+    assert "model=qwen2.5-1.5b-q4_k_m.gguf" in human.content and "/root/.cache" not in human.content
+    assert "model=org/tts" in human.content
+    assert human.content.rstrip().endswith("Files the tasks generated:\n- /runs/r1/outputs/a.wav")
+    _, human = response_messages("Summarize", Plan(tasks=plan.tasks[:1]), selections, {0: outcomes[0]})
+    assert human.content.rstrip().endswith("Files the tasks generated:\nnone")
+    assert [model_label(m) for m in ("gguf:/m/x.gguf", "~/models/blip/", "Salesforce/blip", "C:\\m\\y", None)] == [
+        "x.gguf", "blip", "Salesforce/blip", "y", None]
+
+
 async def test_no_llm_call_when_nothing_succeeded_and_invented_numbers_are_flagged():
     from langchain_core.messages import HumanMessage
 

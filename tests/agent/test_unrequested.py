@@ -156,3 +156,34 @@ def test_an_unread_classifier_goes_unless_asked_and_whether_an_image_contains_so
            step("image-text-to-image", 1, image="<resource>-0", prompt="add a flag")]
     plan, _ = validate_plan(raw, known, "Find out whether a.jpg contains a landmark, then add a flag to the image.")
     assert [t.task for t in plan.tasks] == ["image-classification", "image-text-to-image"]
+
+
+FIRST_RUN = ("Summarize this paragraph in one sentence, then tell me how similar the summary is to the sentence "
+             "'The council approved new bike lanes.': The city council met on Tuesday to discuss the new bicycle "
+             "lanes.")
+
+
+def test_a_repeated_analysis_is_taken_out_and_not_relinked_into_a_chain(known):
+    """The README's first run, as the 1.5B planned it on an AVX-512 machine: the similarity twice, on the
+    same arguments. Without this repair the chain re-linking made the repeat compare task 1's output."""
+    similar = {"source_sentence": "<resource>-0", "sentences": ["The council approved new bike lanes."]}
+    raw = [step("summarization", 0, text="The city council met on Tuesday to discuss the new bicycle lanes."),
+           step("sentence-similarity", 1, **similar), step("sentence-similarity", 2, **similar)]
+    plan, repairs = validate_plan(raw, known, FIRST_RUN)
+    assert [(t.task, t.id) for t in plan.tasks] == [("summarization", 0), ("sentence-similarity", 1)]
+    assert plan.by_id[1].args == similar
+    assert repairs == [{"task_id": 2, "reason": "taken out: repeats task 1 (sentence-similarity) on the same arguments"}]
+
+
+def test_readers_of_a_repeat_read_the_first_and_only_exact_repeats_of_analyses_go(known):
+    raw = [step("object-detection", 0, image="street.jpg"), step("object-detection", 1, image="street.jpg"),
+           step("text-to-speech", 2, text="<resource>-1"), step("object-detection", 3, image="park.jpg")]
+    plan, repairs = validate_plan(raw, known, "Detect the objects in street.jpg and park.jpg and read the first list aloud.")
+    assert [t.id for t in plan.tasks] == [0, 2, 3]
+    assert plan.by_id[2].args["text"] == "<resource>-0" and plan.by_id[2].dep == [0]
+    assert repairs == [{"task_id": 1, "reason": "taken out: repeats task 0 (object-detection) on the same "
+                                                "arguments; the tasks that read it read task 0"}]
+    # two pictures from one prompt are two different pictures: a maker's repeat stays
+    raw = [step("text-to-image", 0, text="a red fox in the snow"), step("text-to-image", 1, text="a red fox in the snow")]
+    plan, repairs = validate_plan(raw, known, "Draw two pictures of a red fox in the snow.")
+    assert [t.id for t in plan.tasks] == [0, 1] and repairs == []
