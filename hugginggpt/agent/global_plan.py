@@ -21,6 +21,7 @@ from hugginggpt.agent import events as ev
 from hugginggpt.agent.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan import Plan, TaskInfo, describe_tools
 from hugginggpt.agent.planning import PlanResult, aplan_request
+from hugginggpt.agent.planning_prompt import planning_messages
 from hugginggpt.agent.response import arespond, known_files, response_messages
 from hugginggpt.agent.run import Agent, AgentRun, run_sync
 from hugginggpt.agent.scheduler import Scheduler
@@ -90,6 +91,15 @@ class GlobalPlanAgent(Agent):
         if not self._constrained.serves(self.llm, self.structured):  # the LLM or mode was changed
             self._constrained = ConstrainedCache(self.llm, self.structured)
         return self._constrained
+
+    def warm_up(self) -> int:
+        """Have the controller read the planning prompt's static part now, where it keeps what it read
+        (the embedded llama.cpp model's prompt cache: ``prefill``), so that the first request reads only
+        its own words. The prompt tokens read; 0 when the controller keeps no prompt state."""
+        prefill = getattr(self.llm, "prefill", None)
+        if not callable(prefill) or not self.task_infos:
+            return 0
+        return prefill(planning_messages("", self.task_infos, demonstrations=0))
 
     # ------------------------------------------------------------ planning only
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,19 @@ def server_settings(args: argparse.Namespace, settings: Any) -> Any:
         raise HuggingGPTError(message) from None
 
 
+def show_server_log(level: str) -> None:
+    """The server's own messages (runs, reading ahead, errors) on stderr at ``--log-level``, in
+    uvicorn's format; without a handler, Python shows only warnings."""
+    logger = logging.getLogger("hugginggpt")
+    if not any(getattr(h, "hugginggpt_serve", False) for h in logger.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(levelname)s:     %(message)s"))
+        handler.hugginggpt_serve = True  # type: ignore[attr-defined]
+        logger.addHandler(handler)
+        logger.propagate = False
+    logger.setLevel(level.upper())
+
+
 def command(args: argparse.Namespace) -> int:
     try:
         import uvicorn
@@ -85,5 +99,6 @@ def command(args: argparse.Namespace) -> int:
     app = create_app(server, agents)
     print(f"hugginggpt: serving on http://{server.host}:{server.port}/ (agent {settings.agent}, "
           f"runs in {server.runs_dir})", file=sys.stderr, flush=True)
+    show_server_log(args.log_level)
     uvicorn.run(app, host=server.host, port=server.port, log_level=args.log_level, timeout_graceful_shutdown=10)
     return 0

@@ -30,6 +30,7 @@ from langchain_core.messages import (
     AIMessageChunk,
     BaseMessage,
     MessageLikeRepresentation,
+    convert_to_messages,
     convert_to_openai_messages,
 )
 from langchain_core.messages.ai import UsageMetadata
@@ -329,6 +330,21 @@ class LlamaCppChatModel(BaseChatModel):
         """Load the weights now (they are shared with every model on the same file and n_ctx)."""
         self._client()
         return self
+
+    def prefill(self, messages: Sequence[MessageLikeRepresentation]) -> int:
+        """Read ``messages`` now and keep the model's state in the prompt cache; the prompt's tokens.
+
+        A later call whose prompt starts the same way reads only the rest (from RAM, or from disk in
+        another process): a server calls this at start-up with the planning prompt's static part, so
+        that its first request does not wait for it. llama.cpp reads a prompt as part of a completion,
+        so one answer token is drawn and discarded.
+        """
+        llama, lock = self._client()
+        params = self._params(None, {"max_tokens": 1})
+        prompt, _ = self._prompt(llama, convert_to_messages(messages), params)
+        with lock:
+            response = compute_thread.run(llama.create_chat_completion, messages=prompt, **params)
+        return _usage(response)["input_tokens"]
 
     def answer_scores(self, messages: Sequence[MessageLikeRepresentation], answers: Sequence[str]) -> list[float]:
         """The log-probability that the model's whole reply to ``messages`` is each of ``answers``.

@@ -8,7 +8,9 @@ Tests and embedding applications pass ready agents instead.
 from __future__ import annotations
 
 import copy
+import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -16,6 +18,8 @@ from typing import Any
 
 from hugginggpt.config import AGENTS
 from hugginggpt.server.errors import ApiError
+
+log = logging.getLogger("hugginggpt.server")
 
 
 class AgentPool:
@@ -69,6 +73,24 @@ def warm(agent: Any) -> Any:
         except Exception:  # noqa: BLE001 - the first run reports the same problem with context
             break
     return agent
+
+
+def read_prompts_ahead(agent: Any) -> int:
+    """The agent's ``warm_up``: its controller reads the static prompt it will be asked with, so the first
+    request does not wait for it. The tokens read (0: nothing to read ahead); a failure is logged, not
+    raised (the first request then reads the prompt itself)."""
+    warm_up = getattr(agent, "warm_up", None)
+    if not callable(warm_up):
+        return 0
+    started = time.perf_counter()
+    try:
+        tokens = int(warm_up() or 0)
+    except Exception as exc:  # noqa: BLE001 - only a slower first request
+        log.warning("the controller could not read the planning prompt ahead: %s: %s", type(exc).__name__, exc)
+        return 0
+    if tokens:
+        log.info("the controller read the planning prompt ahead (%d tokens, %.1f s)", tokens, time.perf_counter() - started)
+    return tokens
 
 
 def pool_from_settings(settings: Any) -> AgentPool:

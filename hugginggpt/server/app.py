@@ -12,7 +12,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.staticfiles import StaticFiles
 
 from hugginggpt.server import routes_jarvis, routes_openai, routes_page, routes_runs
-from hugginggpt.server.agents import AgentPool
+from hugginggpt.server.agents import AgentPool, read_prompts_ahead
 from hugginggpt.server.auth import require_key
 from hugginggpt.server.errors import install_error_handlers
 from hugginggpt.server.routes_page import STATIC
@@ -26,7 +26,8 @@ log = logging.getLogger("hugginggpt.server")
 def create_app(settings: ServerSettings, agents: AgentPool, *, warm_default: bool = True) -> FastAPI:
     """The server for ``agents`` under ``settings``; ``warm_default`` builds the default agent (and so
     loads the controller LLM) at startup, so the first request does not pay for it and a bad model
-    spec stops the server at once."""
+    spec stops the server at once, then has the controller read the planning prompt in the background
+    (``read_prompts_ahead``)."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -34,7 +35,10 @@ def create_app(settings: ServerSettings, agents: AgentPool, *, warm_default: boo
         registry = RunRegistry(settings, agents)
         app.state.registry = registry
         if warm_default:
-            await asyncio.to_thread(agents.get, agents.default)
+            agent = await asyncio.to_thread(agents.get, agents.default)
+            # in the background: the server answers at once; a request that comes first waits for the
+            # controller (one at a time), then reads only its own words
+            app.state.reading_ahead = asyncio.create_task(asyncio.to_thread(read_prompts_ahead, agent))
         registry.start_reaper()
         try:
             yield

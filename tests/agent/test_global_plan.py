@@ -219,3 +219,27 @@ async def test_missing_input_file_is_a_clear_error(tools, tmp_path):
     agent = make_agent(script(), tools, tmp_path)
     with pytest.raises(ResourceError, match="nope.png"):
         await agent.ainvoke({"input": "look", "files": [str(tmp_path / "nope.png")]})
+
+
+def test_warm_up_has_a_controller_that_keeps_prompt_states_read_the_planning_prompt(tools, tmp_path):
+    from langchain_core.messages import HumanMessage
+
+    from hugginggpt.agent.planning_prompt import planning_messages
+
+    from .conftest import ScriptedChatModel
+
+    class Prefilling(ScriptedChatModel):
+        read: list = []
+
+        def prefill(self, messages):
+            self.read.append(list(messages))
+            return 2345
+
+    llm = Prefilling(responses=[], read=[])
+    agent = make_agent(llm, tools, tmp_path)
+    assert agent.warm_up() == 2345
+    (messages,) = llm.read
+    # the static part every request's planning prompt starts with, and an empty request after it
+    asked = planning_messages("What is in cat.png?", agent.task_infos, demonstrations=agent.demonstrations)
+    assert messages[0] == asked[0] and messages[1:] == [HumanMessage("")]
+    assert make_agent(script(), tools, tmp_path).warm_up() == 0  # a controller that keeps no prompt state

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from langchain_core.messages import HumanMessage, ToolMessage
+from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
 from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, Field
 
@@ -174,3 +174,17 @@ def test_function_calling_agent_runs_on_the_embedded_model(qwen, tmp_path):
         if step["task"] == "get_weather" and outcome["status"] == "ok":
             assert "sunny" in str(outcome["result"])  # the real tool's output, whatever the model wrote
     assert isinstance(out["output"], str) and out["output"].strip()
+
+
+@pytest.mark.slow
+def test_prefill_keeps_the_prompt_state_that_the_next_request_starts_from(smollm_path, monkeypatch):
+    monkeypatch.setenv("HUGGINGGPT_PROMPT_CACHE", "ram")
+    # a context size no other test uses: a Llama of its own, with a fresh prompt cache
+    model = LlamaCppChatModel(model_path=smollm_path, n_ctx=1536, max_tokens=4)
+    static = SystemMessage("You plan tasks for a user. Answer with one JSON list of steps. " * 12)
+    tokens = model.prefill([static, HumanMessage("")])
+    llama, _ = model._client()
+    assert tokens > 150 and llama.cache.last_lengths == (tokens, 1) and llama.cache.stores == 1
+    llama.reset()  # as another stage's prompt leaves the model: only the cache has the static part
+    answer = model.invoke([static, HumanMessage("Caption photo.jpg")])
+    assert llama.cache.hits == 1 and answer.usage_metadata["input_tokens"] > tokens

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -485,3 +487,34 @@ def test_a_lone_surrogate_in_model_text_reaches_every_client_as_a_replacement_ch
         assert lines[-1] == "data: [DONE]"
         streamed = "".join(json.loads(line[6:])["choices"][0]["delta"].get("content") or "" for line in lines[:-1])
         assert streamed.endswith("\ufffd!")
+
+
+class PrefillingLLM(RequestEchoLLM):
+    """A controller that keeps what it reads (as the embedded llama.cpp model does): ``prefill`` is
+    recorded; ``hold`` keeps the reading going until the test lets it end."""
+
+    read: list = []
+    hold: Any = None
+
+    def prefill(self, messages):
+        if self.hold is not None:
+            assert self.hold.wait(10)
+        self.read.append([m.content for m in messages])
+        return 2300
+
+
+def test_the_server_has_its_controller_read_the_planning_prompt_ahead_without_waiting_for_it(make_server):
+    hold = threading.Event()
+    llm = PrefillingLLM(read=[], hold=hold)
+    server = make_server(llm)  # started: it did not wait for the reading
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        assert client.get("/health").status_code == 200
+        assert llm.read == []
+        hold.set()
+        deadline = time.monotonic() + 10
+        while not llm.read and time.monotonic() < deadline:
+            time.sleep(0.05)
+        (read,) = llm.read
+        assert "<resource>-" in read[0] and read[-1] == ""  # the planning prompt's static part, no request
+        events = follow(client, client.post("/runs", json={"input": "Say hello"}).json()["id"])
+        assert events[-1]["status"] == "done" and len(llm.read) == 1

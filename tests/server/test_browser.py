@@ -167,6 +167,8 @@ def test_page_end_to_end_with_the_embedded_gguf_and_local_models(browser, served
     Image.new("RGB", (32, 32), (200, 40, 40)).save(image, format="JPEG")
 
     turn = ask(page, "Describe example.jpg, then read the description aloud", [image], timeout_s=900)
+    # at start-up the server had the controller read the planning prompt, and says so at --log-level info
+    assert "INFO:     the controller read the planning prompt ahead (" in (tmp_path / "server.log").read_text()
 
     status = turn.locator(".status")
     assert status.get_attribute("data-state") == "done", status.inner_text()
