@@ -180,7 +180,7 @@ def test_function_calling_agent_runs_on_the_embedded_model(qwen, tmp_path):
 def test_prefill_keeps_the_prompt_state_that_the_next_request_starts_from(smollm_path, monkeypatch):
     monkeypatch.setenv("HUGGINGGPT_PROMPT_CACHE", "ram")
     # a context size no other test uses: a Llama of its own, with a fresh prompt cache
-    model = LlamaCppChatModel(model_path=smollm_path, n_ctx=1536, max_tokens=4)
+    model = LlamaCppChatModel(model_path=smollm_path, n_ctx=1280, max_tokens=4)
     static = SystemMessage("You plan tasks for a user. Answer with one JSON list of steps. " * 12)
     tokens = model.prefill([static, HumanMessage("")])
     llama, _ = model._client()
