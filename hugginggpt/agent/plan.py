@@ -1,7 +1,8 @@
 """The task plan as data: pydantic models, reference spellings, and the tasks a planner may use.
 
 A plan is HuggingGPT's ``[{"task", "id", "dep", "args"}]``, each step with the planner's own words for
-it (``step``) when it wrote them. ``<resource>-N`` in an argument stands for the output of task N. Turning an LLM's answer into a valid plan is ``plan_repair``'s job.
+it (``step``) when it wrote them. ``<resource>-N`` in an argument stands for the output of task N.
+Turning an LLM's answer into a valid plan is ``plan_repair``'s job.
 """
 
 from __future__ import annotations

@@ -83,7 +83,7 @@ def response_messages(user_input: str, plan: Plan, selections: dict[int, dict[st
     if not plan.tasks:
         return [*trim_history(chat_history, history_tokens), HumanMessage(user_input)]
     succeeded = Plan(tasks=[step for step in plan.tasks if outcomes.get(step.id, {}).get("status") == "ok"])
-    made = sorted(generated_files(outcomes, succeeded))
+    made = sorted(generated_files(outcomes))
     data = render_prompt("response_data", input=user_input,
                          predictions=predictions_text(succeeded, selections, outcomes),
                          files="\n".join(f"- {path}" for path in made) or "none")
@@ -126,13 +126,10 @@ def nothing_succeeded_answer(outcomes: dict[int, dict[str, Any]]) -> str:
         "I could not complete the request: no task produced a result.")
 
 
-def generated_files(outcomes: dict[int, dict[str, Any]], plan: Plan | None = None) -> set[str]:
-    """The files the tasks produced (of ``plan``'s tasks only, when given)."""
-    ids = None if plan is None else {step.id for step in plan.tasks}
+def generated_files(outcomes: dict[int, dict[str, Any]]) -> set[str]:
+    """The files the tasks produced (only a task that succeeded has a result)."""
     files = set()
-    for task_id, outcome in outcomes.items():
-        if ids is not None and task_id not in ids:
-            continue
+    for outcome in outcomes.values():
         for kind in FILE_KINDS:
             value = (outcome.get("result") or {}).get(kind)
             if value:

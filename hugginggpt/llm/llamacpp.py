@@ -4,7 +4,8 @@ Why not langchain-community's ``ChatLlamaCpp``: it loads a fresh copy of the wei
 reports no ``usage_metadata``, and does structured output through tool calling, which small models
 get wrong. Here one ``Llama`` is loaded per (file, context size) and shared, calls are serialised by
 a lock (a llama.cpp context is not re-entrant) and run on one thread (``compute_thread``), and
-``with_structured_output`` uses llama.cpp's JSON-schema grammar, so even a 135M-parameter model can only emit JSON that matches the schema.
+``with_structured_output`` uses llama.cpp's JSON-schema grammar, so even a 135M-parameter model can
+only emit JSON that matches the schema.
 Tools bound with ``auto`` choice are called the way the model was trained to call them: its chat
 template (or Qwen's wording in the system prompt) lists them, and ``<tool_call>`` blocks in the
 answer are read back as ``AIMessage.tool_calls`` (see ``tool_calls.py``).
