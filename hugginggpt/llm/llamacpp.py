@@ -340,12 +340,8 @@ class LlamaCppChatModel(BaseChatModel):
         that its first request does not wait for it. llama.cpp reads a prompt as part of a completion,
         so one answer token is drawn and discarded.
         """
-        llama, lock = self._client()
-        params = self._params(None, {"max_tokens": 1})
-        prompt, _ = self._prompt(llama, convert_to_messages(messages), params)
-        with lock:
-            response = compute_thread.run(llama.create_chat_completion, messages=prompt, **params)
-        return _usage(response)["input_tokens"]
+        answer = self._generate(convert_to_messages(messages), max_tokens=1).generations[0].message
+        return answer.usage_metadata["input_tokens"] if answer.usage_metadata else 0
 
     def answer_scores(self, messages: Sequence[MessageLikeRepresentation], answers: Sequence[str]) -> list[float]:
         """The log-probability that the model's whole reply to ``messages`` is each of ``answers``.
