@@ -38,6 +38,7 @@ def create_app(settings: ServerSettings, agents: AgentPool, *, warm_default: boo
             agent = await asyncio.to_thread(agents.get, agents.default)
             # in the background: the server answers at once; a request that comes first waits for the
             # controller (one at a time), then reads only its own words
+            # (kept on app.state: the event loop holds only a weak reference to a task)
             app.state.reading_ahead = asyncio.create_task(asyncio.to_thread(read_prompts_ahead, agent))
         registry.start_reaper()
         try:
