@@ -1,6 +1,6 @@
 """The plan's format as the planner writes it: its JSON schema (task names as an enum, each task
 with its own argument names), a plan written that way (for demonstrations), and the reading of a
-plan out of an LLM's free-text answer.
+plan out of an LLM's free-text answer, cut off or not.
 
 A planner writes ``{"step", "task", "id", "args"}`` per step (``step``: its own words for what the task
 does, read by nobody after parsing): HuggingGPT's ``dep`` list is left out, because
@@ -10,6 +10,8 @@ that a planner writes regardless is read and ignored the same way.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Hashable
 from typing import Any
 
@@ -89,3 +91,43 @@ def parse_plan_text(text: str) -> Any:
         return find_json(text, _is_plan)
     except ValueError:
         raise PlanError(f"no JSON plan found in the planner's answer: {text.strip()[:200]!r}") from None
+
+
+_TASK_ARRAY = re.compile(r'"tasks"\s*:\s*\[|^\s*\[')
+
+
+def _finished_items(text: str) -> int | None:
+    """How many items of the plan's task array ``text`` writes whole, as strict JSON (a schema-held
+    answer is); None when there is no task array to read that way."""
+    start = _TASK_ARRAY.search(text)
+    if start is None:
+        return None
+    decoder, pos, count = json.JSONDecoder(), start.end(), 0
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] == "]":
+            return count
+        try:
+            _, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError:
+            return count
+        count += 1
+
+
+def without_unfinished_task(text: str, data: Any) -> tuple[Any, int]:
+    """``data``, the plan read from ``text`` (an answer that the LLM's token limit cut off), without
+    the task the cut left unfinished; and how many tasks that drops (0 or 1).
+
+    The lenient reader closes a cut-off task with ends of its own (``"args": ""``, half an argument
+    value); such a task is no more the planner's than a guessed one. A schema-held answer is strict
+    JSON, so its whole tasks are counted; any other answer loses its last task, where the cut fell.
+    """
+    tasks = data.get("tasks") if isinstance(data, dict) else data
+    if not isinstance(tasks, list) or not tasks:
+        return data, 0
+    finished = _finished_items(text)
+    keep = finished if finished is not None and finished >= len(tasks) - 1 else len(tasks) - 1
+    keep = min(keep, len(tasks))
+    kept = tasks[:keep]
+    return ({**data, "tasks": kept} if isinstance(data, dict) else kept), len(tasks) - keep

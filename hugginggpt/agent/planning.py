@@ -20,12 +20,17 @@ from langchain_core.runnables.config import ensure_config
 
 from hugginggpt.agent.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan import Plan, Repair, TaskInfo
-from hugginggpt.agent.plan_format import parse_plan_text, plan_schema, plan_schema_key
+from hugginggpt.agent.plan_format import (
+    parse_plan_text,
+    plan_schema,
+    plan_schema_key,
+    without_unfinished_task,
+)
 from hugginggpt.agent.plan_repair import validate_plan
 from hugginggpt.agent.planning_prompt import planning_messages, user_text
 from hugginggpt.agent.trace import Trace, UsageCounter
 from hugginggpt.errors import LLMError, PlanError
-from hugginggpt.llm.content import content_text
+from hugginggpt.llm.content import content_text, cut_off
 from hugginggpt.llm.structured import ConstrainedCache, Structured
 from hugginggpt.prompts import render_prompt
 
@@ -60,28 +65,44 @@ class Planner:
         self.constrained = cache.get(lambda: plan_schema(tasks), plan_schema_key(tasks)) if tasks else None
         self.raw_outputs: list[str] = []
 
-    async def _ask(self, messages: list[BaseMessage], config: RunnableConfig, stage: str) -> Any:
-        """One LLM call; returns the parsed plan data, or raises PlanError with the reason."""
+    async def _ask(self, messages: list[BaseMessage], config: RunnableConfig, stage: str) -> tuple[Any, list[Repair]]:
+        """One LLM call: the parsed plan data and what reading it changed (a task that the token limit
+        cut off is dropped); raises PlanError with the reason when there is no plan in the answer."""
         started = time.perf_counter()
         try:
             if self.constrained is not None:
                 answer = await self.constrained.ainvoke(messages, config)
-                raw_text = content_text(answer.get("raw"))
+                message = answer.get("raw")
                 parsed = answer.get("parsed")
             else:
                 message = await self.llm.ainvoke(messages, config)
-                raw_text, parsed = content_text(message), None
+                parsed = None
         except (PlanError, LLMError):
             raise
         except Exception as exc:
             raise LLMError(f"planning: the LLM call failed: {type(exc).__name__}: {exc}") from exc
+        raw_text = content_text(message)
         if not raw_text and parsed is not None:
             raw_text = json.dumps(parsed, ensure_ascii=False, default=str)
         self.raw_outputs.append(raw_text)
         if self.trace is not None:
             self.trace.add_llm_call(stage, [m.model_dump() for m in messages], raw_text,
                                     seconds=round(time.perf_counter() - started, 6))
-        return parsed if parsed is not None else parse_plan_text(raw_text)
+        data = parsed if parsed is not None else parse_plan_text(raw_text)
+        if not cut_off(message):
+            return data, []
+        # Both readers (LangChain's partial-JSON parser and ours) close a cut-off answer with ends of their own.
+        data, dropped = without_unfinished_task(raw_text, data)
+        limit = getattr(self.llm, "max_tokens", None)
+        reason = "the planner's answer stopped at its token limit" + (f" (max_tokens={limit})" if limit else "")
+        if dropped and not (data.get("tasks") if isinstance(data, dict) else data):
+            raise PlanError(f"{reason} before it finished one task")
+        return data, [{"task_id": None, "reason": f"{reason}: its unfinished last task is dropped" if dropped else reason}]
+
+    def _validate(self, asked: tuple[Any, list[Repair]]) -> tuple[Plan, list[Repair]]:
+        data, read_repairs = asked
+        plan, repairs = validate_plan(data, self.tasks, self.request)
+        return plan, [*read_repairs, *repairs]
 
     async def run(self, messages: list[BaseMessage], config: RunnableConfig) -> tuple[Plan, list[Repair]]:
         if not self.tasks:
@@ -89,7 +110,7 @@ class Planner:
         error: str | None = None
         best: tuple[Plan, list[Repair]] | None = None
         try:
-            best = validate_plan(await self._ask(messages, config, "planning"), self.tasks, self.request)
+            best = self._validate(await self._ask(messages, config, "planning"))
             if _rejections(best[1]):
                 error = "; ".join(_rejections(best[1]))
         except PlanError as exc:
@@ -98,7 +119,7 @@ class Planner:
             return best
         reask = [*messages, AIMessage(self.raw_outputs[-1]), HumanMessage(render_prompt("planning_reask", error=error))]
         try:
-            second = validate_plan(await self._ask(reask, config, "planning-reask"), self.tasks, self.request)
+            second = self._validate(await self._ask(reask, config, "planning-reask"))
         except PlanError as exc:
             if best is None:
                 raise PlanError(f"planning failed twice: {error}; then: {exc}") from None

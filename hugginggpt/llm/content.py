@@ -1,4 +1,5 @@
-"""Chat-message content as plain text: the one place that reads LangChain content blocks."""
+"""Chat messages as plain text (the one place that reads LangChain content blocks), and whether the
+model stopped at its token limit."""
 
 from __future__ import annotations
 
@@ -18,3 +19,14 @@ def content_text(value: Any) -> str:
                        for part in content
                        if isinstance(part, str) or (isinstance(part, dict) and part.get("type", "text") == "text"))
     return str(content)
+
+
+#: How providers say that an answer stopped at the token limit: OpenAI-style ``finish_reason``
+#: (llama.cpp, TGI, Inference Providers: ``length``), Anthropic-style ``stop_reason`` (``max_tokens``).
+_CUT_OFF = {"length", "max_tokens"}
+
+
+def cut_off(message: Any) -> bool:
+    """Whether ``message`` (an AIMessage) ended because the model reached its token limit."""
+    metadata = getattr(message, "response_metadata", None) or {}
+    return bool({metadata.get("finish_reason"), metadata.get("stop_reason")} & _CUT_OFF)

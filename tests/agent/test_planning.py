@@ -6,13 +6,18 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from hugginggpt.agent.plan import describe_tools
-from hugginggpt.agent.plan_format import parse_plan_text, plan_schema
+from hugginggpt.agent.plan_format import (
+    parse_plan_text,
+    plan_schema,
+    without_unfinished_task,
+)
 from hugginggpt.agent.planning import aplan_request
 from hugginggpt.agent.planning_prompt import planning_messages
 from hugginggpt.errors import PlanError
+from hugginggpt.llm.content import cut_off
 from hugginggpt.tools import task_table
 
-from .conftest import script
+from .conftest import ScriptedChatModel, script
 
 CAPTION = [{"task": "image-to-text", "id": 0, "dep": [-1], "args": {"image": "cat.png"}},
            {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}}]
@@ -115,6 +120,66 @@ async def test_structured_output_uses_the_plan_schema(tasks):
     assert schema["required"] == ["tasks"]
     names = [branch["properties"]["task"]["enum"] for branch in schema["properties"]["tasks"]["items"]["anyOf"]]
     assert names == [["image-to-text"], ["text-to-speech"], ["echo"]]
+
+
+def _cut(text: str) -> AIMessage:
+    """An answer that the model's token limit cut off, as providers mark it."""
+    return AIMessage(text, response_metadata={"finish_reason": "length"})
+
+
+WRITTEN = json.dumps({"tasks": [{"step": "caption", "task": "image-to-text", "id": 1, "args": {"image": "cat.png"}},
+                                {"step": "speak", "task": "text-to-speech", "id": 2, "args": {"text": "<resource>-1"}}]})
+
+
+@pytest.mark.parametrize("structured", [False, True])
+async def test_a_task_cut_off_by_the_token_limit_is_dropped_not_completed(tasks, structured):
+    """The readers close a cut-off answer with ends of their own (``"args": ""``, half a file name);
+    the unfinished task is dropped instead, the whole ones kept, and the repair says why."""
+    text = WRITTEN[:-2] + ', {"step": "caption again", "task": "image-to-text", "id": 3, "args": {"image": "cat.p'
+    llm = ScriptedChatModel(responses=[_cut(text)], structured=structured)
+    result = await aplan_request(llm, tasks, "Caption cat.png and read it aloud")
+    assert [(t.id, t.task, t.args) for t in result.plan.tasks] == [
+        (1, "image-to-text", {"image": "cat.png"}), (2, "text-to-speech", {"text": "<resource>-1"})]
+    assert len(llm.prompts) == 1
+    assert result.repairs[0]["reason"] == "the planner's answer stopped at its token limit: its unfinished last task is dropped"
+
+
+async def test_an_answer_cut_after_a_whole_task_keeps_it(tasks):
+    llm = ScriptedChatModel(responses=[_cut(WRITTEN[:-2] + ",")])
+    result = await aplan_request(llm, tasks, "Caption cat.png and read it aloud")
+    assert [t.task for t in result.plan.tasks] == ["image-to-text", "text-to-speech"]
+    assert result.repairs[0]["reason"] == "the planner's answer stopped at its token limit"
+
+
+async def test_an_answer_cut_inside_its_first_task_is_re_asked(tasks):
+    llm = ScriptedChatModel(responses=[_cut('{"tasks": [{"step": "caption", "task": "image-to-text", "id": 1, "args": {"ima'),
+                                       AIMessage(WRITTEN)])
+    result = await aplan_request(llm, tasks, "Caption cat.png and read it aloud")
+    assert "stopped at its token limit before it finished one task" in llm.prompts[1][-1].content
+    assert len(result.plan.tasks) == 2
+
+
+def test_the_partial_json_parser_s_half_task_is_dropped_too():
+    """LangChain's structured-output parser reads a cut-off answer with ``parse_partial_json``: the
+    half-written task it returns is dropped all the same."""
+    from langchain_core.output_parsers import JsonOutputParser
+
+    text = WRITTEN[:-2] + ', {"step": "caption again", "task": "image-to-text", "id": 3, "args": {"image": "cat.p'
+    partial = JsonOutputParser().parse(text)
+    assert partial["tasks"][2]["args"] == {"image": "cat.p"}
+    kept, dropped = without_unfinished_task(text, partial)
+    assert dropped == 1 and kept["tasks"] == json.loads(WRITTEN)["tasks"]
+    # a list written without the wrapper, and an answer that is not strict JSON: its last task goes
+    kept, dropped = without_unfinished_task("[{'task': 'echo', 'id': 1, 'args': {'text': 'hi'}}, {'task': 'ec",
+                                            [{"task": "echo", "id": 1, "args": {"text": "hi"}}, {"task": "ec"}])
+    assert (kept, dropped) == ([{"task": "echo", "id": 1, "args": {"text": "hi"}}], 1)
+
+
+@pytest.mark.parametrize(("metadata", "expected"), [
+    ({"finish_reason": "length"}, True), ({"stop_reason": "max_tokens"}, True),
+    ({"finish_reason": "stop"}, False), ({}, False)])
+def test_cut_off_reads_how_providers_mark_the_token_limit(metadata, expected):
+    assert cut_off(AIMessage("x", response_metadata=metadata)) is expected
 
 
 def test_schema_of_table_tasks_comes_from_the_table():
