@@ -24,6 +24,28 @@ def registry(request: Request) -> RunRegistry:
     return request.app.state.registry
 
 
+#: The fields of a run request, as JSON or as a form (whose files come under ``files``).
+RUN_FIELDS = ("input", "chat_history", "agent", "plan_only")
+FORM_FILES = ("files", "file")
+
+
+def check_fields(names: Any, allowed: tuple[str, ...] = RUN_FIELDS) -> None:
+    """400 naming the fields a run does not take: a misspelt field is not silently ignored."""
+    unknown = sorted(set(names) - set(allowed))
+    if unknown:
+        raise ApiError(400, f"unknown field{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown[:8]))}: "
+                            f"a run takes {', '.join(RUN_FIELDS)} (and files under 'files' in a form)")
+
+
+def check_plan_only(value: Any) -> bool:
+    """``plan_only`` as JSON (true/false) or as a form field ("true"/"false", "1"/"0")."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0"):
+        return value.strip().lower() in ("true", "1")
+    raise ApiError(400, "'plan_only' must be true or false")
+
+
 def check_history(value: Any) -> list[dict[str, str]]:
     if value is None:
         return []
@@ -59,7 +81,9 @@ async def start_from_form(request: Request, runs: RunRegistry) -> Run:
     except Exception as exc:  # noqa: BLE001 - multipart parser errors: the client sent a bad form
         raise ApiError(400, f"bad multipart form: {getattr(exc, 'detail', None) or exc}", code="bad_upload") from None
     try:
+        check_fields(form.keys(), RUN_FIELDS + FORM_FILES)
         text = check_text(form.get("input"), settings.max_message_chars)
+        plan_only = check_plan_only(form.get("plan_only"))
         history_raw = form.get("chat_history")
         try:
             history = check_history(json.loads(history_raw) if isinstance(history_raw, str) and history_raw else None)
@@ -67,7 +91,7 @@ async def start_from_form(request: Request, runs: RunRegistry) -> Run:
             raise ApiError(400, "'chat_history' must be a JSON list") from None
         agent = form.get("agent")
         uploads = [f for key, f in form.multi_items() if key in ("files", "file") and not isinstance(f, str)]
-        run = runs.create(agent if isinstance(agent, str) else None)
+        run = runs.create(agent if isinstance(agent, str) else None, plan_only=plan_only)
         try:
             paths = [str(store_upload(await read_upload(f, settings.max_upload_bytes), f.filename,
                                       run.folder / "uploads")) for f in uploads]
@@ -98,8 +122,9 @@ async def start_chat(runs: RunRegistry, chat: ChatRequest, agent: str | None, *,
 
 @router.post("/runs", status_code=201)
 async def create_run(request: Request) -> dict[str, Any]:
-    """JSON ``{"input", "chat_history"?, "agent"?}`` or multipart (fields ``input``, ``chat_history`` as
-    JSON, ``agent``, files under ``files``) -> ``{"id", "events", "status"}``."""
+    """JSON ``{"input", "chat_history"?, "agent"?, "plan_only"?}`` or multipart (fields ``input``,
+    ``chat_history`` as JSON, ``agent``, ``plan_only``, files under ``files``) -> ``{"id", "events",
+    "status"}``; a field of any other name is a 400."""
     runs = registry(request)
     content_type = request.headers.get("content-type", "")
     if content_type.startswith("multipart/form-data"):
@@ -111,12 +136,14 @@ async def create_run(request: Request) -> dict[str, Any]:
         body = await read_json(request, 4 * runs.settings.max_message_chars + 65536)
         if not isinstance(body, dict):
             raise ApiError(400, "the body must be a JSON object {\"input\": ...}")
+        check_fields(body)
         text = check_text(body.get("input"), runs.settings.max_message_chars)
         history = check_history(body.get("chat_history"))
+        plan_only = check_plan_only(body.get("plan_only"))
         agent = body.get("agent")
         if agent is not None and not isinstance(agent, str):
             raise ApiError(400, "'agent' must be a string")
-        run = runs.start(runs.create(agent), agent_input(text, history, []))
+        run = runs.start(runs.create(agent, plan_only=plan_only), agent_input(text, history, []))
     return {"id": run.id, "status": run.status, "events": f"{run.base_url}/events"}
 
 

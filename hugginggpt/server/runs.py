@@ -88,7 +88,7 @@ class Run:
     def summary(self) -> dict[str, Any]:
         """GET /runs/{id}: status, and once done the output (answer, plan, selections, results, files)."""
         output = self.output or {}
-        return {"id": self.id, "agent": self.agent, "status": self.status, "error": self.error,
+        return {"id": self.id, "agent": self.agent, "plan_only": self.plan_only, "status": self.status, "error": self.error,
                 "created": self.created, "finished": self.finished_at,
                 "input": self.input.get("input"), "output": output.get("output"), "plan": output.get("plan"),
                 "selections": output.get("selections"), "results": output.get("results"),

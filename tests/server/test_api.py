@@ -88,6 +88,27 @@ def test_json_run_with_chat_history(make_server):
         assert trace["output"].startswith("Answer:")
 
 
+def test_a_plan_only_run_plans_and_selects_models_and_runs_no_task(make_server, tmp_path, recorder):
+    """``plan_only`` on POST /runs, as JSON and as a form field: what JARVIS's /tasks answers, as a run."""
+    server = make_server()
+    image = png(tmp_path / "in" / "cat.png")
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        from_json = client.post("/runs", json={"input": f"Describe {image} and read it aloud", "plan_only": True})
+        assert from_json.status_code == 201, from_json.text
+        from_form = upload_run(client, "Describe the picture and read it aloud", image, plan_only="true")
+        for run_id in (from_json.json()["id"], from_form):
+            names = [e["event"] for e in follow(client, run_id)]
+            assert names[:2] == ["plan", "selection"] and "task_start" not in names and names[-1] == "end"
+            run = client.get(f"/runs/{run_id}").json()
+            assert run["status"] == "done" and run["plan_only"] is True
+            assert [s["task"] for s in run["plan"]] == ["image-to-text", "text-to-speech"]
+            assert run["selections"]["0"]["model"] == "org/cap" and not run["results"]
+        assert recorder.calls == []  # no tool ran
+        full = client.post("/runs", json={"input": f"Describe {image} and read it aloud", "plan_only": False})
+        follow(client, full.json()["id"])
+        assert client.get(f"/runs/{full.json()['id']}").json()["plan_only"] is False and len(recorder.calls) == 2
+
+
 def test_jarvis_endpoints_answer_in_jarvis_shapes(make_server, tmp_path):
     server = make_server()
     image = png(tmp_path / "dog.png")
@@ -162,6 +183,10 @@ BAD_INPUT = [
     ("/runs", b'{"input": "Say \\ud800 hello"}', "lone surrogate"),  # valid JSON, but not encodable text
     ("/v1/chat/completions", b'{"messages": [{"role": "user", "content": "\\udfff"}]}', "lone surrogate"),
     ("/runs", b'{"input": "\xff\xfe"}', "not UTF-8"),
+    # a misspelt field is refused by name, not ignored (a run would go ahead without what was asked)
+    ("/runs", json.dumps({"input": "x", "plan-only": True}).encode(), "unknown field 'plan-only': a run takes input,"),
+    ("/runs", json.dumps({"input": "x", "history": [], "model": "global"}).encode(), "unknown fields 'history', 'model'"),
+    ("/runs", json.dumps({"input": "x", "plan_only": "yes"}).encode(), "'plan_only' must be true or false"),
 ]
 
 
@@ -203,6 +228,9 @@ def test_bad_input_gets_a_4xx_json_error_and_the_server_keeps_serving(make_serve
         assert client.delete("/runs/nope").json()["error"]["code"] == "run_not_found"
         bad_upload = client.post("/runs", data={"input": "x"}, files={"files": ("x.png", b"MZ\x90\x00exe", "image/png")})
         assert bad_upload.status_code == 415 and "unsupported type" in bad_upload.json()["error"]["message"]
+        misspelt = client.post("/runs", data={"input": "x", "agnet": "react"},
+                               files={"files": ("a.txt", b"hello", "text/plain")})
+        assert misspelt.status_code == 400 and "unknown field 'agnet'" in misspelt.json()["error"]["message"]
         no_input = client.post("/runs", files={"files": ("a.txt", b"hello", "text/plain")})
         assert no_input.status_code == 400 and "input" in no_input.json()["error"]["message"]
         urlencoded = client.post("/runs", data={"input": "", "agent": default})  # an HTML form's default encoding
