@@ -55,6 +55,7 @@ SWITCHABLE = {
     "writing": (plan_repair, "splice_unrequested_writing", lambda items, *args: items),
     "classifier": (plan_repair, "splice_unasked_classifiers", lambda items, *args: items),
     "repeats": (plan_repair, "drop_repeated_steps", lambda items, *args: items),
+    "kinds": (plan_repair, "reroute_wrong_kind_reads", lambda *args: None),
 }
 
 

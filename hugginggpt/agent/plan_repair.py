@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import graphlib
 import re
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -88,6 +89,7 @@ class _Validator:
             relink_skipped_steps(self, items)
             items = splice_unasked_classifiers(items, self.known, words, self.note)
             items = drop_unrequested_leaves(items, self.known, words, self.note)
+        reroute_wrong_kind_reads(self, items, words)
         ids = {t.id for t in items} | self.rejected
         for t in items:
             missing = sorted(n for n in t.references() if n not in ids and n != t.id)
@@ -269,6 +271,19 @@ def relink_skipped_steps(validator: _Validator, items: list[PlanTask]) -> None:
                                     f"({previous.task}), whose output nobody used: now reads task {previous.id}")
 
 
+def reroute_wrong_kind_reads(validator: _Validator, items: list[PlanTask], words: RequestWords | None) -> None:
+    """An argument that reads an earlier task whose output is not of the argument's kind reads the
+    nearest earlier task that makes that kind instead, else (a media argument) the one file of that
+    kind the request names; with neither it is left for execution to report.
+
+    Small planners chain by position, not by kind: a text-to-speech reads another text-to-speech's
+    audio as its text, an object detection reads a classifier's label as its image. Runs after the
+    swaps, which change what tasks make; only text and media arguments, and only tasks whose outputs
+    are known, are checked.
+    """
+    _ReferenceRepair(validator, items, words).reroute_wrong_kinds()
+
+
 def _ancestors(task: PlanTask, items: list[PlanTask]) -> set[int]:
     by_id = {t.id: t for t in items}
     seen: set[int] = set()
@@ -289,18 +304,29 @@ class _ReferenceRepair:
         self.validator = validator
         self.items = items
         self.words = words
-        self.ids = {t.id for t in items}
+        self.by_id = {t.id: t for t in items}
+        self.ids = set(self.by_id)
 
     def run(self) -> None:
+        self.each_value(self.repair)
+
+    def reroute_wrong_kinds(self) -> None:
+        """What :func:`reroute_wrong_kind_reads` says."""
+        self.each_value(self.reread, kinds=("text", *_MEDIA_KINDS))
+
+    def each_value(self, fix: Callable[[PlanTask, int, str, str, Any], Any], kinds: tuple[str, ...] | None = None) -> None:
+        """``fix(task, position, name, kind, value)`` on each argument value (each item of a list)."""
         for position, task in enumerate(self.items):
             info = self.validator.known[task.task]
             for name, value in list(task.args.items()):
                 arg = info.arg(name)
                 kind = arg.value_kind if arg is not None else "text"
+                if kinds is not None and kind not in kinds:
+                    continue
                 if isinstance(value, list):
-                    task.args[name] = [self.repair(task, position, name, kind, v) for v in value]
+                    task.args[name] = [fix(task, position, name, kind, v) for v in value]
                 else:
-                    task.args[name] = self.repair(task, position, name, kind, value)
+                    task.args[name] = fix(task, position, name, kind, value)
 
     def producer(self, position: int, kind: str) -> PlanTask | None:
         """The nearest earlier task whose output can fill an argument of ``kind``."""
@@ -308,6 +334,11 @@ class _ReferenceRepair:
             if self.validator.known[earlier.task].produces(kind):
                 return earlier
         return None
+
+    def request_file(self, kind: str) -> str | None:
+        """The request's file of ``kind`` when it names exactly one."""
+        files = self.words.files[kind] if self.words is not None and kind in _MEDIA_KINDS else []
+        return files[0] if len(files) == 1 else None
 
     def repair(self, task: PlanTask, position: int, name: str, kind: str, value: Any) -> Any:
         if not isinstance(value, str):
@@ -324,10 +355,10 @@ class _ReferenceRepair:
                 return value
             if source is not None:
                 return self.redirect(task, name, value, source, "names a file the request does not mention")
-            files = self.words.files[kind]
-            if len(files) == 1:
-                self.validator.note(task.id, f"argument {name!r}: {value!r} is not in the request; using its {kind} {files[0]!r}")
-                return files[0]
+            file = self.request_file(kind)
+            if file is not None:
+                self.validator.note(task.id, f"argument {name!r}: {value!r} is not in the request; using its {kind} {file!r}")
+                return file
             return value
         if source is None or self.words.says(value):
             return value
@@ -346,12 +377,36 @@ class _ReferenceRepair:
             self.validator.note(task.id, f"argument {name!r}: {_describe(broken, task.id)} pointed to task "
                                          f"{source.id} ({source.task}), the nearest earlier {kind} producer")
             return replace_refs(value, mapping)
-        files = self.words.files[kind] if self.words is not None and kind in _MEDIA_KINDS else []
-        if whole_ref(value) is not None and len(files) == 1:
+        file = self.request_file(kind)
+        if whole_ref(value) is not None and file is not None:
             self.validator.note(task.id, f"argument {name!r}: {_describe(broken, task.id)} replaced by the "
-                                         f"request's {kind} {files[0]!r}")
-            return files[0]
+                                         f"request's {kind} {file!r}")
+            return file
         return value  # left for validation to reject, with its reason
+
+    def reread(self, task: PlanTask, position: int, name: str, kind: str, value: Any) -> Any:
+        """``value`` reading the nearest earlier producer of ``kind`` (or the request's one file of that kind)
+        instead of tasks that make no ``kind``."""
+        if not isinstance(value, str):
+            return value
+        known, by_id = self.validator.known, self.by_id
+        wrong = sorted({n for n in map(int, CANONICAL_REF.findall(value))
+                        if n in by_id and n != task.id and known[by_id[n].task].outputs
+                        and not known[by_id[n].task].produces(kind)})
+        if not wrong:
+            return value
+        made = ", ".join(f"task {n} ({by_id[n].task})" for n in wrong)
+        source = self.producer(position, kind)
+        if source is not None:
+            self.validator.note(task.id, f"argument {name!r} read {made}, which makes no {kind}: now reads task "
+                                         f"{source.id} ({source.task}), the nearest earlier {kind} producer")
+            return replace_refs(value, {n: source.id for n in wrong})
+        file = self.request_file(kind)
+        if whole_ref(value) is not None and file is not None:
+            self.validator.note(task.id, f"argument {name!r} read {made}, which makes no {kind}: now the request's "
+                                         f"{kind} {file!r}")
+            return file
+        return value
 
     def redirect(self, task: PlanTask, name: str, value: str, source: PlanTask, why: str) -> str:
         self.validator.note(task.id, f"argument {name!r}={value[:60]!r} {why}: replaced by <resource>-{source.id} "

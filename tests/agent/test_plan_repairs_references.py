@@ -145,3 +145,34 @@ def test_fan_outs_and_kind_mismatches_are_left_as_planned(known):
     alone = [step("image-classification", 0, image="a.png"), step("text-to-speech", 1, text="<resource>-0")]
     plan, repairs = validate_plan(alone, known, "Classify a.png and say the label")
     assert plan.by_id[1].args["text"] == "<resource>-0" and "past task" not in reasons(repairs)
+
+
+def test_a_text_argument_reading_audio_reads_the_nearest_earlier_text_instead(known):
+    """Chained by position, not by kind: the translation read the speech made of the transcript."""
+    raw = [step("automatic-speech-recognition", 0, audio="talk.wav"), step("text-to-speech", 1, text="<resource>-0"),
+           step("translation", 2, text="<resource>-1")]
+    plan, repairs = validate_plan(raw, known, "Transcribe talk.wav, read the transcript aloud and translate it into French")
+    assert plan.by_id[2].args["text"] == "<resource>-0" and plan.by_id[2].dep == [0]
+    assert plan.by_id[1].args["text"] == "<resource>-0"
+    assert ("argument 'text' read task 1 (text-to-speech), which makes no text: now reads task 0 "
+            "(automatic-speech-recognition), the nearest earlier text producer") in reasons(repairs)
+
+
+def test_an_image_argument_reading_a_label_reads_the_request_s_one_image(known):
+    raw = [step("image-classification", 0, image="photo.jpg"), step("object-detection", 1, image="<resource>-0")]
+    plan, repairs = validate_plan(raw, known, "Classify photo.jpg and find the objects in it")
+    assert plan.by_id[1].args["image"] == "photo.jpg" and plan.by_id[1].dep == []
+    assert "which makes no image: now the request's image 'photo.jpg'" in reasons(repairs)
+
+
+def test_a_wrong_kind_read_with_nothing_to_read_instead_is_left_for_execution(known):
+    from hugginggpt.agent.plan import ArgInfo, TaskInfo
+
+    raw = [step("text-to-speech", 0, text="hello"), step("text-to-speech", 1, text="<resource>-0")]
+    plan, repairs = validate_plan(raw, known, "Say hello, then say it again")
+    assert plan.by_id[1].args["text"] == "<resource>-0" and "makes no" not in reasons(repairs)
+    # a tool whose outputs are not declared may make anything: its readers are trusted
+    echo = TaskInfo(name="echo", description="Shout a text back.", args=(ArgInfo("text", required=True),))
+    raw = [step("text-to-image", 0, text="a cat"), step("echo", 1, text="hi"), step("image-to-text", 2, image="<resource>-1")]
+    plan, repairs = validate_plan(raw, {**known, "echo": echo}, "Draw a cat, echo hi and caption what the echo gives")
+    assert plan.by_id[2].args["image"] == "<resource>-1" and "makes no" not in reasons(repairs)
