@@ -30,7 +30,7 @@ from hugginggpt.agent.plan_repair import validate_plan
 from hugginggpt.agent.planning_prompt import planning_messages, user_text
 from hugginggpt.agent.trace import Trace, UsageCounter
 from hugginggpt.errors import LLMError, PlanError
-from hugginggpt.llm.content import content_text, cut_off
+from hugginggpt.llm.content import content_text, cut_off, finish_reason
 from hugginggpt.llm.structured import ConstrainedCache, Structured
 from hugginggpt.prompts import render_prompt
 
@@ -87,7 +87,7 @@ class Planner:
         self.raw_outputs.append(raw_text)
         if self.trace is not None:
             self.trace.add_llm_call(stage, [m.model_dump() for m in messages], raw_text,
-                                    seconds=round(time.perf_counter() - started, 6))
+                                    seconds=round(time.perf_counter() - started, 6), finish_reason=finish_reason(message))
         data = parsed if parsed is not None else parse_plan_text(raw_text)
         if not cut_off(message):
             return data, []

@@ -26,7 +26,7 @@ from hugginggpt.agent.plan import Plan
 from hugginggpt.agent.request import trim_history
 from hugginggpt.agent.trace import Trace
 from hugginggpt.errors import LLMError
-from hugginggpt.llm.content import content_text
+from hugginggpt.llm.content import content_text, finish_reason
 from hugginggpt.paths import expand_home
 from hugginggpt.prompts import load_prompt, render_prompt
 from hugginggpt.tools.resources.refs import CANONICAL_REF
@@ -231,12 +231,13 @@ async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[s
         return nothing_succeeded_answer(outcomes), []
     started = time.perf_counter()
     try:
-        answer = content_text(await llm.ainvoke(messages, config)).strip()
+        message = await llm.ainvoke(messages, config)
+        answer = content_text(message).strip()
     except Exception as exc:
         raise LLMError(f"response: the LLM call failed: {type(exc).__name__}: {exc}") from exc
     if trace is not None:
         trace.add_llm_call("response", [m.model_dump() for m in messages], answer,
-                           seconds=round(time.perf_counter() - started, 6))
+                           seconds=round(time.perf_counter() - started, 6), finish_reason=finish_reason(message))
     if not answer:
         answer = fallback_answer(outcomes)
         if trace is not None:

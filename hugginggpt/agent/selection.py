@@ -23,7 +23,7 @@ from langchain_core.runnables import RunnableConfig
 from hugginggpt.agent.plan import Plan, TaskInfo
 from hugginggpt.llm.structured import ConstrainedCache, Structured
 from hugginggpt.agent.trace import Trace
-from hugginggpt.llm.content import content_text
+from hugginggpt.llm.content import content_text, finish_reason
 from hugginggpt.llm.json_text import find_json
 from hugginggpt.prompts import render_prompt
 
@@ -170,20 +170,21 @@ class ModelSelector:
         prompt = selection_prompt(user_input, plan, choices)
         messages = [HumanMessage(prompt)]
         started = time.perf_counter()
-        raw_text, answer = "", None
+        raw_text, answer, message = "", None, None
         try:
             constrained = self.constrained.get(selection_schema(choices))
             if constrained is not None:
                 result = await constrained.ainvoke(messages, config)
-                raw_text, answer = content_text(result.get("raw")), result.get("parsed")
+                message, answer = result.get("raw"), result.get("parsed")
             else:
-                raw_text = content_text(await self.llm.ainvoke(messages, config))
+                message = await self.llm.ainvoke(messages, config)
+            raw_text = content_text(message)
             if answer is None:
                 answer = find_json(raw_text, lambda value: isinstance(value, dict))
         except Exception as exc:  # noqa: BLE001 - any failure here means: use the top candidates
             answer = {"error": f"{type(exc).__name__}: {exc}"}
         if self.trace is not None:
             self.trace.add_llm_call("selection", prompt, raw_text or answer,
-                                    seconds=round(time.perf_counter() - started, 6))
+                                    seconds=round(time.perf_counter() - started, 6), finish_reason=finish_reason(message))
         return answer
 

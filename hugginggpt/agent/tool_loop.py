@@ -23,7 +23,7 @@ from hugginggpt.agent.response import correction_note, known_files, unknown_path
 from hugginggpt.agent.run import Agent, AgentRun
 from hugginggpt.agent.tool_trace import ToolTrace
 from hugginggpt.errors import LLMError
-from hugginggpt.llm.content import content_text
+from hugginggpt.llm.content import content_text, finish_reason
 
 #: Runs a tool call (``{"name", "args", "id", "type": "tool_call"}``) and returns its ToolMessage.
 CallTool = Callable[[dict[str, Any]], Awaitable[Any]]
@@ -83,7 +83,7 @@ class ToolLoopAgent(Agent):
         text = content_text(reply)
         calls = [{"name": c["name"], "args": c["args"]} for c in getattr(reply, "tool_calls", None) or []]
         run.trace.add_llm_call("agent", list(messages), reply if calls else text,
-                               getattr(reply, "usage_metadata", None), seconds)
+                               getattr(reply, "usage_metadata", None), seconds, finish_reason(reply))
         await run.emit(ev.LLM_STEP, step=run.budget.llm_calls, text=text, tool_calls=calls, seconds=seconds)
 
     @staticmethod

@@ -144,11 +144,11 @@ class Trace:
         return event
 
     def add_llm_call(self, stage: str, prompt: Any, output: Any, usage: dict | None = None,
-                     seconds: float | None = None) -> None:
+                     seconds: float | None = None, finish_reason: str | None = None) -> None:
+        """One LLM call; ``finish_reason``: why the answer ended (``length``: cut off at the token limit)."""
         with self._lock:
-            self.data["llm_calls"].append(
-                {"stage": stage, "prompt": prompt, "output": output, "usage": usage or {}, "seconds": seconds}
-            )
+            self.data["llm_calls"].append({"stage": stage, "prompt": prompt, "output": output, "usage": usage or {},
+                                           "seconds": seconds, "finish_reason": finish_reason})
 
     def timing(self, stage: str, seconds: float) -> None:
         with self._lock:

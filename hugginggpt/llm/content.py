@@ -26,7 +26,14 @@ def content_text(value: Any) -> str:
 _CUT_OFF = {"length", "max_tokens"}
 
 
+def finish_reason(message: Any) -> str | None:
+    """Why ``message`` (an AIMessage) ended, as its provider said (``stop``, ``length``, ``tool_calls``,
+    ``max_tokens``, ...); None when it did not say."""
+    metadata = getattr(message, "response_metadata", None) or {}
+    reason = metadata.get("finish_reason") or metadata.get("stop_reason")
+    return str(reason) if reason else None
+
+
 def cut_off(message: Any) -> bool:
     """Whether ``message`` (an AIMessage) ended because the model reached its token limit."""
-    metadata = getattr(message, "response_metadata", None) or {}
-    return bool({metadata.get("finish_reason"), metadata.get("stop_reason")} & _CUT_OFF)
+    return finish_reason(message) in _CUT_OFF

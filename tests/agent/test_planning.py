@@ -14,7 +14,7 @@ from hugginggpt.agent.plan_format import (
 from hugginggpt.agent.planning import aplan_request
 from hugginggpt.agent.planning_prompt import planning_messages
 from hugginggpt.errors import PlanError
-from hugginggpt.llm.content import cut_off
+from hugginggpt.llm.content import cut_off, finish_reason
 from hugginggpt.tools import task_table
 
 from .conftest import ScriptedChatModel, script
@@ -132,12 +132,17 @@ WRITTEN = json.dumps({"tasks": [{"step": "caption", "task": "image-to-text", "id
 
 
 @pytest.mark.parametrize("structured", [False, True])
-async def test_a_task_cut_off_by_the_token_limit_is_dropped_not_completed(tasks, structured):
+async def test_a_task_cut_off_by_the_token_limit_is_dropped_not_completed(tasks, structured, tmp_path):
     """The readers close a cut-off answer with ends of their own (``"args": ""``, half a file name);
-    the unfinished task is dropped instead, the whole ones kept, and the repair says why."""
+    the unfinished task is dropped instead, the whole ones kept, and the repair says why. The trace
+    says why the answer ended."""
+    from hugginggpt.agent.trace import Trace
+
     text = WRITTEN[:-2] + ', {"step": "caption again", "task": "image-to-text", "id": 3, "args": {"image": "cat.p'
     llm = ScriptedChatModel(responses=[_cut(text)], structured=structured)
-    result = await aplan_request(llm, tasks, "Caption cat.png and read it aloud")
+    trace = Trace(tmp_path / "trace.json")
+    result = await aplan_request(llm, tasks, "Caption cat.png and read it aloud", trace=trace)
+    assert [call["finish_reason"] for call in trace.data["llm_calls"]] == ["length"]
     assert [(t.id, t.task, t.args) for t in result.plan.tasks] == [
         (1, "image-to-text", {"image": "cat.png"}), (2, "text-to-speech", {"text": "<resource>-1"})]
     assert len(llm.prompts) == 1
@@ -175,11 +180,13 @@ def test_the_partial_json_parser_s_half_task_is_dropped_too():
     assert (kept, dropped) == ([{"task": "echo", "id": 1, "args": {"text": "hi"}}], 1)
 
 
-@pytest.mark.parametrize(("metadata", "expected"), [
-    ({"finish_reason": "length"}, True), ({"stop_reason": "max_tokens"}, True),
-    ({"finish_reason": "stop"}, False), ({}, False)])
-def test_cut_off_reads_how_providers_mark_the_token_limit(metadata, expected):
-    assert cut_off(AIMessage("x", response_metadata=metadata)) is expected
+@pytest.mark.parametrize(("metadata", "reason", "expected"), [
+    ({"finish_reason": "length"}, "length", True), ({"stop_reason": "max_tokens"}, "max_tokens", True),
+    ({"finish_reason": "stop"}, "stop", False), ({}, None, False)])
+def test_cut_off_reads_how_providers_mark_the_token_limit(metadata, reason, expected):
+    message = AIMessage("x", response_metadata=metadata)
+    assert finish_reason(message) == reason and cut_off(message) is expected
+    assert finish_reason(None) is None
 
 
 def test_schema_of_table_tasks_comes_from_the_table():
