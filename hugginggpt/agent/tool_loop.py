@@ -19,7 +19,7 @@ from langchain_core.tools import BaseTool
 from hugginggpt.agent import events as ev
 from hugginggpt.agent.limits import RunLimits
 from hugginggpt.agent.observations import clip_observation, describe_error, repeat_note, tool_error
-from hugginggpt.agent.response import correction_note, known_files, unknown_paths
+from hugginggpt.agent.response import correction_note, fallback_answer, known_files, unknown_paths
 from hugginggpt.agent.run import Agent, AgentRun
 from hugginggpt.agent.tool_trace import ToolTrace
 from hugginggpt.errors import LLMError
@@ -60,6 +60,9 @@ class ToolLoopAgent(Agent):
             run.trace.set("plan", calls.plan)
             run.trace.set("results", calls.results)
         results = calls.results
+        if not answer.strip():  # the user still learns what ran and what it produced
+            answer = fallback_answer(results)
+            run.trace.set("response_fallback", answer)
         files = known_files(results, run.request.files)
         invented = unknown_paths(answer, files)
         if invented:

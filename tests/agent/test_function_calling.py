@@ -173,6 +173,19 @@ def test_stream_yields_stage_events_then_final(image, toolbox, tmp_path):
     assert Path(events[-1]["output"]["trace"]).is_file()
 
 
+def test_an_empty_final_answer_is_replaced_by_what_the_tools_produced(image, toolbox, tmp_path):
+    """A model that ends with an empty message leaves the user an account of the results, not nothing
+    (as the global-plan agent's response stage does); the trace keeps it as ``response_fallback``."""
+    responses = [AIMessage("", tool_calls=[call("image-to-text", "c1", image=str(image))]), AIMessage("")]
+    agent, _ = make_agent(responses, toolbox, tmp_path)
+
+    out = agent.invoke({"input": "caption it", "files": [str(image)]})
+
+    assert out["output"].startswith("The model gave no answer; here is what the tasks produced:")
+    assert "image-to-text" in out["output"] and "a red square picture of a cat" in out["output"]
+    assert json.loads(Path(out["trace"]).read_text())["response_fallback"] == out["output"]
+
+
 def test_tool_error_becomes_an_observation(toolbox, tmp_path):
     responses = [
         AIMessage("", tool_calls=[call("text-classification", "c1", text="great movie")]),
