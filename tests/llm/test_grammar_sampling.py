@@ -12,7 +12,7 @@ from hugginggpt.llm.grammar_sampling import GrammarCheckedSampler
 from hugginggpt.llm.llamacpp import LlamaCppChatModel
 from tests.shared import gguf_or_skip
 
-#: A value no model writes on its own after "Say hello": every character of it is the grammar's doing.
+#: A value no model writes on its own after "Say hello" (unless shown it): every character of it is the grammar's doing.
 FORCED = {"type": "object", "properties": {"word": {"type": "string", "enum": ["zqxj-vwk"]},
                                            "count": {"type": "integer"}}, "required": ["word", "count"]}
 FREE = {"type": "object", "properties": {"colours": {"type": "array", "items": {"type": "string", "maxLength": 12},
@@ -44,7 +44,8 @@ def test_a_forbidden_token_is_drawn_again_within_the_grammar(path, monkeypatch):
 
     monkeypatch.setattr(GrammarCheckedSampler, "__init__", keep)
     llm = model(path, 640, monkeypatch, "checked")
-    answer = llm.with_structured_output(FORCED, include_raw=True).invoke("Say hello.")
+    # the prompt names both fields, so the schema (and its enum value) is not shown to the model
+    answer = llm.with_structured_output(FORCED, include_raw=True).invoke("Say hello: answer with a word and a count.")
     assert answer["parsed"]["word"] == "zqxj-vwk" and isinstance(answer["parsed"]["count"], int)
     assert len(samplers) == 1 and 0 < samplers[0].redrawn < samplers[0].drawn
 
