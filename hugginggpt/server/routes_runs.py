@@ -90,7 +90,7 @@ async def start_from_form(request: Request, runs: RunRegistry) -> Run:
         except json.JSONDecodeError:
             raise ApiError(400, "'chat_history' must be a JSON list") from None
         agent = form.get("agent")
-        uploads = [f for key, f in form.multi_items() if key in ("files", "file") and not isinstance(f, str)]
+        uploads = [f for key, f in form.multi_items() if key in FORM_FILES and not isinstance(f, str)]
         run = runs.create(agent if isinstance(agent, str) else None, plan_only=plan_only)
         try:
             paths = [str(store_upload(await read_upload(f, settings.max_upload_bytes), f.filename,
