@@ -1,71 +1,49 @@
-"""Re-validate recorded planner answers offline and score them: the effect of a repair without LLM calls.
+"""Re-validate recorded planner answers offline and score them: the effect of a plan pass without LLM calls.
 
 ``hugginggpt compare`` records each global-plan answer (``harness.raw_outputs``) next to its
 prediction, and ``benchmarks/planning_quality.py`` in its rows (``harness.raw``). This script parses
-the last answer again, validates it with every repair and then without each switchable one in turn
-(``relink``: ``plan_repair.relink_skipped_steps``; ``unrequested``: ``agent/unrequested.py``;
-``swaps``, ``edits`` (image-to-image with an edit instruction), ``labels`` (QA on a classifier's label
-meant as visual QA), ``cues`` (speech recognition meant as
-audio-classification, object detection meant as image-classification; both part of ``swaps``) and ``drawing``:
-``agent/task_swaps.py``; ``writing``: ``unrequested.splice_unrequested_writing``),
-converts each to TaskBench's format and scores them, so a repair is measured on exactly the same
-LLM answers. ``--write FILE`` keeps the predictions re-validated with every repair (the plans the
-current planner makes of those answers), for ``hugginggpt compare`` to judge and report.
+the last answer again, runs the plan passes on it (``hugginggpt/agent/plan/passes.py``: ``PASSES``)
+with every pass and then without each switchable one in turn (by its name: ``task-names``,
+``arguments``, ``references``, ``repeats``, ``kinds``), converts each to TaskBench's format and scores
+them, so a pass is measured on exactly the same LLM answers. ``--write FILE`` keeps the predictions
+re-validated with every pass (the plans the current planner makes of those answers), for
+``hugginggpt compare`` to judge and report.
 
     python benchmarks/revalidate.py docs/results/taskbench-test-qwen2.5-coder-1.5b/predictions/global.json
-    python benchmarks/revalidate.py benchmarks/results/planning_quality-dev.json --without swaps,writing
+    python benchmarks/revalidate.py benchmarks/results/planning_quality-dev.json --without kinds,repeats
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hugginggpt.agent import plan_repair, task_swaps
-from hugginggpt.agent.plan import task_info_from_spec
-from hugginggpt.agent.plan_format import parse_plan_text
-from hugginggpt.errors import PlanError
-from hugginggpt.eval.mapping import TaskBenchMapping
-from hugginggpt.eval.scoring import METRICS, load_predictions, score
-from hugginggpt.eval.taskbench import load_taskbench
-from hugginggpt.tools.table import task_table
-from tests.shared import shared_path
+from hugginggpt.agent.plan import task_info_from_spec, validate_plan  # noqa: E402
+from hugginggpt.agent.plan.parse import parse_plan_text  # noqa: E402
+from hugginggpt.agent.plan.passes import SWITCHABLE  # noqa: E402
+from hugginggpt.errors import PlanError  # noqa: E402
+from hugginggpt.eval.mapping import TaskBenchMapping  # noqa: E402
+from hugginggpt.eval.scoring import METRICS, load_predictions, score  # noqa: E402
+from hugginggpt.eval.taskbench import load_taskbench  # noqa: E402
+from hugginggpt.tools.table import task_table  # noqa: E402
+from tests.shared import shared_path  # noqa: E402
 
 GROUPS = ["overall_overall", "single_overall", "chain_overall", "dag_overall"]
-#: The repairs that can be switched off, and what switching one off replaces in ``plan_repair``.
-SWITCHABLE = {
-    "relink": (plan_repair, "relink_skipped_steps", lambda *args: None),
-    "unrequested": (plan_repair, "drop_unrequested_leaves", lambda items, *args: items),
-    "swaps": (plan_repair, "swap_misread_tasks", lambda *args: None),
-    "edits": (task_swaps, "_edit_by_description", lambda *args: None),
-    "labels": (plan_repair, "swap_label_questions", lambda *args: None),
-    "cues": (task_swaps, "_swap_by_cues", lambda *args: None),
-    "made-image": (task_swaps, "_answer_about_made_image", lambda *args: None),
-    "label-image": (task_swaps, "_draw_from_label", lambda *args: None),
-    "not-class": (task_swaps, "_answer_not_classify", lambda *args: None),
-    "drawing": (plan_repair, "swap_misnamed_writing", lambda *args: None),
-    "writing": (plan_repair, "splice_unrequested_writing", lambda items, *args: items),
-    "classifier": (plan_repair, "splice_unasked_classifiers", lambda items, *args: items),
-    "repeats": (plan_repair, "drop_repeated_steps", lambda items, *args: items),
-    "kinds": (plan_repair, "reroute_wrong_kind_reads", lambda *args: None),
-}
 
 
 def replan(rows: dict[str, Any], dataset: Any, mapping: TaskBenchMapping, without: str | None,
            keep: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Each row's last answer validated again, as TaskBench predictions; ``without``: repairs switched
+    """Each row's last answer validated again, as TaskBench predictions; ``without``: passes switched
     off (names joined by ","). ``keep``, when given, receives each sample's plan and repairs."""
     table = task_table()
     known = {n: task_info_from_spec(table[n]) for n in mapping.domain_tasks()}
-    off = [SWITCHABLE[name] for name in (without.split(",") if without else [])]
+    off = [name for name in (without or "").split(",") if name]
     out = {}
     for sample_id, row in rows.items():
         harness = row.get("harness") or {}
@@ -74,12 +52,9 @@ def replan(rows: dict[str, Any], dataset: Any, mapping: TaskBenchMapping, withou
         repairs: list[dict[str, Any]] = []
         if raw:
             try:
-                with contextlib.ExitStack() as stack:
-                    for module, name, stand_in in off:
-                        stack.enter_context(mock.patch.object(module, name, stand_in))
-                    validated, repairs = plan_repair.validate_plan(parse_plan_text(raw[-1]), known,
-                                                                   dataset.get(sample_id).request)
-                    plan = validated.as_list()
+                validated, repairs = validate_plan(parse_plan_text(raw[-1]), known, dataset.get(sample_id).request,
+                                                   without=off)
+                plan = validated.as_list()
             except PlanError:
                 plan = []
         out[sample_id] = mapping.plan_to_prediction(sample_id, plan)
@@ -114,9 +89,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("predictions")
     parser.add_argument("--data", default=str(shared_path("taskbench")))
     parser.add_argument("--without", action="append", default=[], metavar="NAME[,NAME]",
-                        help="also score with these repairs switched off together (repeatable)")
+                        help="also score with these passes switched off together (repeatable)")
     parser.add_argument("--write", metavar="FILE", default=None,
-                        help="write the predictions re-validated with every repair to FILE (JSON lines)")
+                        help="write the predictions re-validated with every pass to FILE (JSON lines)")
     args = parser.parse_args(argv)
     dataset = load_taskbench(args.data)
     mapping = TaskBenchMapping(dataset.tools)
@@ -129,7 +104,7 @@ def main(argv: list[str] | None = None) -> None:
         if without is None and args.write:
             write_predictions(rows, predictions, kept, Path(args.write))
         scores = score(labels, predictions, list(dataset.tools.values()), groups=GROUPS)
-        result[f"without {without}" if without else "all repairs"] = {
+        result[f"without {without}" if without else "all passes"] = {
             g: {m: round(getattr(s, m), 4) for m in METRICS if getattr(s, m) is not None} for g, s in scores.items()}
     print(json.dumps({"requests": len(rows), **result}, indent=1))
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hugginggpt.agent.global_plan import GlobalPlanAgent
-from hugginggpt.agent.planning import PlanResult
+from hugginggpt.agent.plan.planner import PlanResult
 from hugginggpt.lazy import lazy_attributes
 
 # Agents written in their own modules; imported on first use so one missing module breaks no other.

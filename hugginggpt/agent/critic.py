@@ -19,7 +19,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from hugginggpt.agent.plan import TaskInfo
-from hugginggpt.agent.planning_prompt import format_task_list
+from hugginggpt.agent.plan.prompt import format_task_list
 from hugginggpt.llm.structured import ConstrainedCache
 from hugginggpt.llm.content import content_text
 from hugginggpt.llm.json_text import find_json

@@ -18,10 +18,10 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 
 from hugginggpt.agent import events as ev
-from hugginggpt.agent.demonstrations import DEFAULT_K
+from hugginggpt.agent.plan.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan import Plan, TaskInfo, describe_tools
-from hugginggpt.agent.planning import PlanResult, aplan_request
-from hugginggpt.agent.planning_prompt import planning_messages
+from hugginggpt.agent.plan.planner import PlanResult, aplan_request
+from hugginggpt.agent.plan.prompt import planning_messages
 from hugginggpt.agent.response import arespond, known_files, response_messages
 from hugginggpt.agent.run import Agent, AgentRun, run_sync
 from hugginggpt.agent.scheduler import Scheduler

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hugginggpt.agent.demonstrations import DemoSelector, select_demonstrations, tokens
+from hugginggpt.agent.plan.demonstrations import DemoSelector, select_demonstrations, tokens
 from hugginggpt.prompts import load_demonstrations
 from hugginggpt.tools import task_table
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from hugginggpt.agent import GlobalPlanAgent
-from hugginggpt.agent.plan_format import (
+from hugginggpt.agent.plan.parse import (
     parse_plan_text,
     plan_schema,
     without_unfinished_task,
@@ -118,7 +118,7 @@ def test_a_plan_the_token_limit_cuts_inside_its_first_task_fails_with_that_reaso
     import asyncio
 
     from hugginggpt.agent.plan import describe_tools
-    from hugginggpt.agent.planning import aplan_request
+    from hugginggpt.agent.plan.planner import aplan_request
     from hugginggpt.agent.trace import Trace
     from hugginggpt.llm import load_llm
     from hugginggpt.tools import task_table

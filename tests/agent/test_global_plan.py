@@ -224,7 +224,7 @@ async def test_missing_input_file_is_a_clear_error(tools, tmp_path):
 def test_warm_up_has_a_controller_that_keeps_prompt_states_read_the_planning_prompt(tools, tmp_path):
     from langchain_core.messages import HumanMessage
 
-    from hugginggpt.agent.planning_prompt import planning_messages
+    from hugginggpt.agent.plan.prompt import planning_messages
 
     from .conftest import ScriptedChatModel
 

@@ -3,7 +3,7 @@
 import pytest
 
 from hugginggpt.agent.plan import ArgInfo, Plan, TaskInfo, canonical_refs
-from hugginggpt.agent.plan_repair import validate_plan
+from hugginggpt.agent.plan.passes import validate_plan
 from hugginggpt.errors import PlanError
 
 TASKS = {
@@ -69,7 +69,8 @@ def test_dep_rebuilt_from_references_with_reason():
          {"task": "sentence-similarity", "id": 2, "dep": [0],
           "args": {"source_sentence": "<resource>-0", "sentences": ["<resource>-1", "fixed"]}}], TASKS)
     assert plan.by_id[2].dep == [0, 1]
-    assert repairs == [{"task_id": 2, "reason": "dep [0] rebuilt as [0, 1] from the <resource>-N references in its arguments"}]
+    assert repairs == [{"task_id": 2, "reason": "dep [0] rebuilt as [0, 1] from the <resource>-N references in its arguments",
+                        "pass": "dep"}]
 
 
 def test_dep_comes_from_the_references_when_the_planner_writes_none():

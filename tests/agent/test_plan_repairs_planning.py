@@ -6,9 +6,9 @@ import pytest
 
 from hugginggpt.agent.plan import describe_tools
 from hugginggpt.agent.plan import MAX_TASKS
-from hugginggpt.agent.plan_format import plan_schema
-from hugginggpt.agent.planning import aplan_request
-from hugginggpt.agent.planning_prompt import planning_messages
+from hugginggpt.agent.plan.parse import plan_schema
+from hugginggpt.agent.plan.planner import aplan_request
+from hugginggpt.agent.plan.prompt import planning_messages
 from hugginggpt.tools import task_table
 
 from .conftest import script
@@ -21,7 +21,7 @@ def tasks(tools):
 
 async def test_a_made_up_file_and_a_self_reference_are_repaired_from_the_request(tasks):
     answer = [{"task": "image-to-text", "id": 0, "dep": [-1], "args": {"image": "<resource>-0"}},
-              {"task": "text-to-speech", "id": 1, "dep": [-1], "args": {"text": "the caption of the image"}}]
+              {"task": "text-to-speech", "id": 1, "dep": [-1], "args": {"text": "{caption}"}}]
     llm = script(answer)
     result = await aplan_request(llm, tasks, "Describe it and read the description aloud", files=["/data/cat.png"])
     assert result.plan.as_list() == [
@@ -31,7 +31,7 @@ async def test_a_made_up_file_and_a_self_reference_are_repaired_from_the_request
     assert len(llm.prompts) == 1, "a repaired plan needs no second call"
     reasons = " | ".join(r["reason"] for r in result.repairs)
     assert "replaced by the request's image '/data/cat.png'" in reasons
-    assert "stands for an earlier result" in reasons
+    assert "is a placeholder for an earlier result" in reasons
 
 
 async def test_a_plan_that_quotes_the_request_is_left_as_it_is(tasks):

@@ -6,13 +6,13 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from hugginggpt.agent.plan import describe_tools
-from hugginggpt.agent.plan_format import (
+from hugginggpt.agent.plan.parse import (
     parse_plan_text,
     plan_schema,
     without_unfinished_task,
 )
-from hugginggpt.agent.planning import aplan_request
-from hugginggpt.agent.planning_prompt import planning_messages
+from hugginggpt.agent.plan.planner import aplan_request
+from hugginggpt.agent.plan.prompt import planning_messages
 from hugginggpt.errors import PlanError
 from hugginggpt.llm.content import cut_off, finish_reason
 from hugginggpt.tools import task_table
@@ -202,7 +202,7 @@ def test_schema_of_table_tasks_comes_from_the_table():
 
 def test_every_demonstration_is_a_clean_plan_for_the_task_table():
     from hugginggpt.agent.plan import task_info_from_spec
-    from hugginggpt.agent.plan_repair import validate_plan
+    from hugginggpt.agent.plan.passes import validate_plan
     from hugginggpt.prompts import load_demonstrations
 
     table = {name: task_info_from_spec(spec) for name, spec in task_table().items()}

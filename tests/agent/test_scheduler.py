@@ -5,7 +5,7 @@ import time
 import pytest
 
 from hugginggpt.agent.plan import describe_tools
-from hugginggpt.agent.plan_repair import validate_plan
+from hugginggpt.agent.plan.passes import validate_plan
 from hugginggpt.agent.scheduler import Scheduler, substitute
 from hugginggpt.errors import ResourceError
 from hugginggpt.tools.resources import Workspace

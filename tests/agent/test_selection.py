@@ -5,7 +5,7 @@ import json
 import pytest
 
 from hugginggpt.agent.plan import describe_tools
-from hugginggpt.agent.plan_repair import validate_plan
+from hugginggpt.agent.plan.passes import validate_plan
 from hugginggpt.agent.selection import ModelSelector
 from hugginggpt.tools import task_table
 

@@ -11,7 +11,7 @@ import pytest
 
 from hugginggpt.agent import GlobalPlanAgent
 from hugginggpt.agent.plan import describe_tools
-from hugginggpt.agent.plan_repair import validate_plan
+from hugginggpt.agent.plan.passes import validate_plan
 from hugginggpt.agent.selection import ModelSelector
 from hugginggpt.tools import task_table
 from tests.shared import model_or_skip

@@ -1,4 +1,4 @@
-"""benchmarks/revalidate.py: recorded planner answers validated again, with every repair and without
+"""benchmarks/revalidate.py: recorded planner answers validated again, with every pass and without
 each switchable one (or several together), scored as TaskBench does, without LLM calls."""
 
 from __future__ import annotations
@@ -12,31 +12,33 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 revalidate = pytest.importorskip("revalidate")
 
-#: Two recorded answers of the 1.5B planner to dev requests whose label is one question-answering:
-#: a text-generation on the question (the passage is quoted in the request), and a text-generation
-#: nobody asked for next to the question-answering.
+#: Two planner answers to dev requests: a transcription that no pass changes, and one that runs the same
+#: detection twice (the repeats pass takes the second out).
 ANSWERS = {
-    "20496257": '{"tasks": [{"task": "text-generation", "id": 0, "args": {"text": '
-                '"What is the main function of mitochondria within the cell?"}}]}',
-    "12692212": '{"tasks": [{"task": "text-generation", "id": 0, "args": {"text": "Who is considered the father of '
-                'computers?"}}, {"task": "question-answering", "id": 1, "args": {"question": "Who is considered the '
-                'father of computers?", "context": "Charles Babbage is known as the father of computers because of his '
-                'pioneering work on analytical engines. His innovative ideas laid the groundwork for modern computing."}}]}',
+    "33446682": '{"tasks": [{"task": "automatic-speech-recognition", "id": 0, "args": {"audio": "example.wav"}}]}',
+    "57993067": '{"tasks": [{"task": "object-detection", "id": 0, "args": {"image": "example.jpg"}}, '
+                '{"task": "object-detection", "id": 1, "args": {"image": "example.jpg"}}]}',
 }
 
 
-def test_each_repair_is_measured_on_the_same_answers(taskbench_dir, tmp_path, capsys):
+def test_each_pass_is_measured_on_the_same_answers(taskbench_dir, tmp_path, capsys):
     rows = [{"id": k, "harness": {"raw": [answer]}} for k, answer in ANSWERS.items()]
     path = tmp_path / "planning_quality-x.json"
     path.write_text(json.dumps({"rows": rows}), encoding="utf-8")
-    revalidate.main([str(path), "--data", str(taskbench_dir), "--without", "swaps,writing"])
+    revalidate.main([str(path), "--data", str(taskbench_dir), "--without", "repeats,kinds"])
     result = json.loads(capsys.readouterr().out)
-    node_f1 = {k: v["overall_overall"]["node_f1"] for k, v in result.items() if k != "requests"}
+    ned = {k: v["overall_overall"]["ned"] for k, v in result.items() if k != "requests"}
     assert result["requests"] == 2
-    assert node_f1["all repairs"] == 1.0  # both plans are [question-answering] after the repairs
-    assert node_f1["without swaps"] < 1.0 and node_f1["without writing"] < 1.0
-    assert node_f1["without swaps,writing"] < min(node_f1["without swaps"], node_f1["without writing"])
-    assert node_f1["without relink"] == node_f1["without unrequested"] == 1.0  # not involved here
+    assert ned["all passes"] == 0.0  # [ASR] and [object-detection] after the passes
+    assert ned["without repeats"] > 0.0 and ned["without repeats,kinds"] == ned["without repeats"]
+    assert ned["without references"] == ned["without kinds"] == 0.0  # not involved here
+
+
+def test_an_unknown_pass_name_is_refused(taskbench_dir, tmp_path):
+    path = tmp_path / "planning_quality-x.json"
+    path.write_text(json.dumps({"rows": [{"id": "33446682", "harness": {"raw": [ANSWERS["33446682"]]}}]}))
+    with pytest.raises(ValueError, match="no switchable plan pass named"):
+        revalidate.main([str(path), "--data", str(taskbench_dir), "--without", "swaps"])
 
 
 def test_written_predictions_keep_the_recorded_answers_and_carry_the_new_plans(taskbench_dir, tmp_path, capsys):
@@ -49,8 +51,7 @@ def test_written_predictions_keep_the_recorded_answers_and_carry_the_new_plans(t
     written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert [r["id"] for r in written] == list(ANSWERS)
     for row in written:
-        assert [n["task"] for n in row["result"]["task_nodes"]] == ["Question Answering"]
-        assert [t["task"] for t in row["harness"]["plan"]] == ["question-answering"]
-        assert row["harness"]["repairs"] and row["harness"]["revalidated"] is True
+        assert len(row["result"]["task_nodes"]) == 1
+        assert len(row["harness"]["plan"]) == 1 and row["harness"]["revalidated"] is True
         assert row["harness"]["seconds"] == 3.5 and row["harness"]["raw_outputs"] == [ANSWERS[row["id"]]]
     capsys.readouterr()

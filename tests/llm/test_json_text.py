@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from hugginggpt.agent import plan_format
-from hugginggpt.agent.plan_format import parse_plan_text
+from hugginggpt.agent.plan import parse as plan_format
+from hugginggpt.agent.plan.parse import parse_plan_text
 from hugginggpt.llm.json_text import NestedTooDeeply, find_json, read_json
 
 PLAN = [{"task": "summarization", "id": 0, "dep": [-1], "args": {"text": "null and void, true story"}}]

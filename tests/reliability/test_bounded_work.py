@@ -14,8 +14,8 @@ import time
 import pytest
 
 from hugginggpt.agent.plan import TaskInfo, ArgInfo, canonical_refs
-from hugginggpt.agent.plan_repair import validate_plan
-from hugginggpt.agent.request_words import media_kind_of, request_files
+from hugginggpt.agent.plan.passes import validate_plan
+from hugginggpt.agent.plan.context import media_kind_of, request_files
 from hugginggpt.agent.response import unknown_paths
 from hugginggpt.tools.resources.refs import RESOURCE_REF, contains_resource_ref
 

@@ -16,8 +16,8 @@ from langchain_core.messages import AIMessage
 
 from hugginggpt.agent.global_plan import GlobalPlanAgent
 from hugginggpt.agent.plan import Plan
-from hugginggpt.agent.plan_repair import validate_plan
-from hugginggpt.agent.plan_format import parse_plan_text
+from hugginggpt.agent.plan.passes import validate_plan
+from hugginggpt.agent.plan.parse import parse_plan_text
 from hugginggpt.errors import LLMError, PlanError
 from hugginggpt.tools import build_tools
 from tests.reliability.strategies import (
@@ -45,7 +45,7 @@ def assert_runnable(plan: Plan, repairs: list[dict]) -> None:
             assert set(step.args) <= names
     assert sorted(_topological_order(plan)) == sorted(ids)  # acyclic
     for repair in repairs:
-        assert set(repair) == {"task_id", "reason"} and isinstance(repair["reason"], str) and repair["reason"]
+        assert set(repair) == {"task_id", "reason", "pass"} and isinstance(repair["reason"], str) and repair["reason"]
     json.dumps(plan.as_list())
 
 

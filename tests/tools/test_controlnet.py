@@ -501,7 +501,7 @@ async def test_controlnet_planned_chain_runs_with_the_global_plan_agent(tmp_path
 
 def test_controlnet_planning_prompt_and_demonstrations_know_the_tasks():
     from hugginggpt.agent.plan import describe_tools
-    from hugginggpt.agent.planning_prompt import demonstrations_for, format_task_list
+    from hugginggpt.agent.plan.prompt import demonstrations_for, format_task_list
 
     tasks = describe_tools(build_tools(), task_table())
     listed = format_task_list(tasks)

@@ -10,9 +10,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
-from hugginggpt.agent.demonstrations import DEFAULT_K, select_demonstrations
-from hugginggpt.agent.plan import TaskInfo
-from hugginggpt.agent.plan_format import written_plan
+from hugginggpt.agent.plan.demonstrations import DEFAULT_K, select_demonstrations
+from hugginggpt.agent.plan.model import TaskInfo
+from hugginggpt.agent.plan.parse import written_plan
 from hugginggpt.agent.request import AgentRequest, trim_history
 from hugginggpt.prompts import render_prompt
 

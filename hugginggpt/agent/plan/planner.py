@@ -1,9 +1,9 @@
 """Stage 1, task planning: turn a request into a validated plan with one LLM call (two at most).
 
-The prompt (``planning_prompt.py``) is answered under the plan's JSON schema when the model supports
-structured output (``plan_format.py``, ``llm/structured.py``); otherwise the text is read leniently.
-The plan is validated and repaired (``plan_repair.py``); an unusable plan is re-asked once, with the
-error.
+The prompt (``prompt.py``) is answered under the plan's JSON schema when the model supports
+structured output (``parse.py``, ``llm/structured.py``); otherwise the text is read leniently.
+The plan goes through the passes (``passes.py``); a plan with a rejected task is re-asked once, with
+the reasons.
 """
 
 from __future__ import annotations
@@ -18,16 +18,11 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
 
-from hugginggpt.agent.demonstrations import DEFAULT_K
-from hugginggpt.agent.plan import Plan, Repair, TaskInfo
-from hugginggpt.agent.plan_format import (
-    parse_plan_text,
-    plan_schema,
-    plan_schema_key,
-    without_unfinished_task,
-)
-from hugginggpt.agent.plan_repair import validate_plan
-from hugginggpt.agent.planning_prompt import planning_messages, user_text
+from hugginggpt.agent.plan.demonstrations import DEFAULT_K
+from hugginggpt.agent.plan.model import Plan, Repair, TaskInfo
+from hugginggpt.agent.plan.parse import parse_plan_text, plan_schema, plan_schema_key, without_unfinished_task
+from hugginggpt.agent.plan.passes import is_rejection, validate_plan
+from hugginggpt.agent.plan.prompt import planning_messages, user_text
 from hugginggpt.agent.trace import Trace, UsageCounter
 from hugginggpt.errors import LLMError, PlanError
 from hugginggpt.llm.content import content_text, cut_off, finish_reason
@@ -48,7 +43,7 @@ class PlanResult:
 
 
 def _rejections(repairs: list[Repair]) -> list[str]:
-    return [r["reason"] for r in repairs if r["reason"].startswith("rejected")]
+    return [r["reason"] for r in repairs if is_rejection(r)]
 
 
 class Planner:
@@ -97,7 +92,7 @@ class Planner:
         reason = "the planner's answer stopped at its token limit" + (f" (max_tokens={limit})" if limit else "")
         if dropped and not (data.get("tasks") if isinstance(data, dict) else data):
             raise PlanError(f"{reason} before it finished one task")
-        return data, [{"task_id": None, "reason": f"{reason}: its unfinished last task is dropped" if dropped else reason}]
+        return data, [{"task_id": None, "reason": f"{reason}: its unfinished last task is dropped" if dropped else reason, "pass": "read"}]
 
     def _validate(self, asked: tuple[Any, list[Repair]]) -> tuple[Plan, list[Repair]]:
         data, read_repairs = asked
@@ -106,7 +101,7 @@ class Planner:
 
     async def run(self, messages: list[BaseMessage], config: RunnableConfig) -> tuple[Plan, list[Repair]]:
         if not self.tasks:
-            return Plan(), [{"task_id": None, "reason": "no tools available: answering directly"}]
+            return Plan(), [{"task_id": None, "reason": "no tools available: answering directly", "pass": "planner"}]
         error: str | None = None
         best: tuple[Plan, list[Repair]] | None = None
         try:
@@ -125,7 +120,7 @@ class Planner:
                 raise PlanError(f"planning failed twice: {error}; then: {exc}") from None
             return best
         if best is None or len(_rejections(second[1])) <= len(_rejections(best[1])):
-            return second[0], [{"task_id": None, "reason": f"re-asked after: {error}"}, *second[1]]
+            return second[0], [{"task_id": None, "reason": f"re-asked after: {error}", "pass": "planner"}, *second[1]]
         return best
 
 

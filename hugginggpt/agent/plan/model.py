@@ -2,7 +2,7 @@
 
 A plan is HuggingGPT's ``[{"task", "id", "dep", "args"}]``, each step with the planner's own words for
 it (``step``) when it wrote them. ``<resource>-N`` in an argument stands for the output of task N.
-Turning an LLM's answer into a valid plan is ``plan_repair``'s job.
+Reading an LLM's answer into a plan is ``parse.py``'s job; making it runnable, ``passes.py``'s.
 """
 
 from __future__ import annotations
@@ -60,6 +60,8 @@ class TaskInfo:
 
 
 Repair = dict[str, Any]
+"""One change to a plan, with its reason: ``{"task_id": int | None, "reason": str, "pass": name}``;
+a reason starting with "rejected" took a task out (the planner is then asked again)."""
 
 _MEDIA_KINDS = ("image", "audio", "video")
 
@@ -74,6 +76,8 @@ class PlanTask(BaseModel):
     step: str | None = None
     """The planner's words for what this task does ("transcribe lecture.wav"), None when it wrote none:
     a label for people (progress, the chat page, the trace); validation and scoring never read it."""
+    dep_written: bool = Field(default=False, exclude=True)
+    """Whether the planner's answer had a ``dep`` list for this step (a planner need not write one)."""
 
     def references(self) -> set[int]:
         """Ids of the tasks whose outputs this task's arguments use."""

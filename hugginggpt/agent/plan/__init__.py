@@ -1,0 +1,34 @@
+"""Stage 1, task planning, as one straight line: the prompt (``prompt.py``, with ``demonstrations.py``)
+is answered by the LLM (``planner.py``), the answer is read into a plan (``parse.py``), and the plan
+goes through the passes (``passes.py``: the validity and preference passes, in order) before it runs.
+``model.py`` holds the plan as data, ``context.py`` what passes may read besides it.
+"""
+
+from __future__ import annotations
+
+from hugginggpt.agent.plan.model import (
+    CANONICAL_REF,
+    MAX_TASKS,
+    RESOURCE_REF,
+    ArgInfo,
+    Plan,
+    PlanTask,
+    Repair,
+    TaskInfo,
+    canonical_refs,
+    describe_tools,
+    media_read,
+    refs_in,
+    replace_refs,
+    task_info_from_spec,
+    task_info_from_tool,
+    whole_ref,
+)
+from hugginggpt.agent.plan.passes import PASSES, PlanPass, run_passes, validate_plan
+from hugginggpt.agent.plan.planner import Planner, PlanResult, aplan_request
+
+__all__ = [
+    "CANONICAL_REF", "MAX_TASKS", "PASSES", "RESOURCE_REF", "ArgInfo", "Plan", "PlanPass", "PlanResult", "PlanTask",
+    "Planner", "Repair", "TaskInfo", "aplan_request", "canonical_refs", "describe_tools", "media_read", "refs_in",
+    "replace_refs", "run_passes", "task_info_from_spec", "task_info_from_tool", "validate_plan", "whole_ref",
+]

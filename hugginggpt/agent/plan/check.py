@@ -1,0 +1,75 @@
+"""Whether a plan can run as written: the contract of the validity passes, stated on its own.
+
+``problems(plan, context)`` lists what stops a plan from running: an unknown task or argument, a
+``choice`` value that is not one of its choices, a missing required argument, a media argument that
+is neither a file the request names, a URL nor a whole reference to a task making that kind, a
+reference to the task itself, to no task or to a task making no output of the argument's kind, a
+whole-value placeholder written instead of a reference, a cycle. A plan with no problems passes every
+validity pass unchanged (the property tests and the gold-fidelity test hold the passes to it).
+"""
+
+from __future__ import annotations
+
+import graphlib
+
+from hugginggpt.agent.plan.context import PlanContext
+from hugginggpt.agent.plan.model import _MEDIA_KINDS, CANONICAL_REF, Plan, whole_ref
+from hugginggpt.agent.plan.references import is_placeholder, readable_media
+
+
+def problems(plan: Plan, ctx: PlanContext) -> list[str]:
+    """What stops ``plan`` from running as written, one line each; [] when it can run."""
+    found: list[str] = []
+    by_id = plan.by_id
+    if len(by_id) != len(plan.tasks):
+        found.append("task ids repeat")
+    for task in plan.tasks:
+        info = ctx.known.get(task.task)
+        if info is None:
+            found.append(f"task {task.id}: unknown task {task.task!r}")
+            continue
+        if info.args:
+            for name in task.args:
+                if info.arg(name) is None:
+                    found.append(f"task {task.id}: {task.task} takes no argument {name!r}")
+            for arg in info.args:
+                value = task.args.get(arg.name)
+                if arg.required and value in (None, "", []):
+                    found.append(f"task {task.id}: required argument {arg.name!r} missing")
+                choices = info.choices.get(arg.name)
+                if choices and isinstance(value, str) and value not in choices and not CANONICAL_REF.search(value):
+                    found.append(f"task {task.id}: {arg.name}={value!r} is not one of {list(choices)}")
+        for name, value in task.args.items():
+            arg = info.arg(name)
+            kind = arg.value_kind if arg is not None else "text"
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, str):
+                    found.extend(f"task {task.id}: argument {name!r}: {p}" for p in _value_problems(task.id, kind, item,
+                                                                                                   by_id, ctx))
+    graph = {t.id: t.references() & by_id.keys() for t in plan.tasks}
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as err:
+        found.append(f"tasks {sorted(set(err.args[1]))} depend on each other in a cycle")
+    return found
+
+
+def _value_problems(own: int, kind: str, value: str, by_id: dict, ctx: PlanContext) -> list[str]:
+    refs = [int(n) for n in CANONICAL_REF.findall(value)]
+    found = []
+    for n in refs:
+        if n == own:
+            found.append("reads its own task's output")
+        elif n not in by_id:
+            found.append(f"reads task {n}, which the plan does not have")
+        elif kind in ("text", *_MEDIA_KINDS) and ctx.known[by_id[n].task].outputs and not ctx.known[by_id[n].task].produces(kind):
+            found.append(f"reads task {n} ({by_id[n].task}), which makes no {kind}")
+    if refs or ctx.request is None:
+        if kind in _MEDIA_KINDS and refs and whole_ref(value) is None:
+            found.append(f"a {kind} is a whole <resource>-N, a file or a URL, not {value[:60]!r}")
+        return found
+    if kind in _MEDIA_KINDS and not readable_media(value, ctx):
+        found.append(f"{value[:60]!r} is no file the request names")
+    elif kind not in _MEDIA_KINDS and is_placeholder(value, ctx):
+        found.append(f"{value[:60]!r} is a placeholder, not a reference")
+    return found

@@ -1,0 +1,70 @@
+"""What every plan pass may read besides the plan: the tasks that can run, the request's files, the
+task limit. Made once per plan; nothing in it reads the request's wording, only what holds in any
+language (file names, URLs, task kinds).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from hugginggpt.agent.plan.model import MAX_TASKS, TaskInfo
+from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES
+
+_MEDIA_EXTENSIONS = {kind: sorted(s.lstrip(".") for s in suffixes) for kind, suffixes in MEDIA_SUFFIXES.items()}
+# A match starts only where a run of path characters starts (the lookbehind), so a long word is
+# scanned once, not once per position: linear time.
+_FILE_NAME = re.compile(r"(?<![\w\-./:%~])[\w\-./:%~]+\.(" + "|".join(e for x in _MEDIA_EXTENSIONS.values() for e in x)
+                        + r")\b", re.IGNORECASE)
+
+
+def media_kind_of(value: str) -> str | None:
+    """image / audio / video by the file extension of ``value``, None when it names no media file."""
+    match = _FILE_NAME.fullmatch(value.strip().strip("'\""))
+    if not match:
+        return None
+    extension = match.group(1).lower()
+    return next(kind for kind, extensions in _MEDIA_EXTENSIONS.items() if extension in extensions)
+
+
+def request_files(request: str) -> dict[str, list[str]]:
+    """The media files and URLs a request names, by kind, in order of appearance."""
+    found: dict[str, list[str]] = {kind: [] for kind in _MEDIA_EXTENSIONS}
+    for match in _FILE_NAME.finditer(request or ""):
+        kind = media_kind_of(match.group(0))
+        if kind and match.group(0) not in found[kind]:
+            found[kind].append(match.group(0))
+    return found
+
+
+@dataclass(frozen=True)
+class PlanContext:
+    """The tasks a plan may use (``known``), the request as the planner read it (``request``: its text
+    with the user's files listed after it; None when unknown), the media files it names by kind
+    (``files``), the most tasks a plan keeps (``max_tasks``), and the tasks rejected so far."""
+
+    known: Mapping[str, TaskInfo]
+    request: str | None = None
+    max_tasks: int | None = MAX_TASKS
+    files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    rejected: frozenset[int] = frozenset()
+    """Ids of the tasks earlier passes took out (``passes.run_passes`` keeps it)."""
+
+    @classmethod
+    def of(cls, known: Mapping[str, TaskInfo], request: str | None = None,
+           max_tasks: int | None = MAX_TASKS) -> "PlanContext":
+        files = {kind: tuple(names) for kind, names in request_files(request or "").items()}
+        return cls(known=known, request=request, max_tasks=max_tasks, files=files)
+
+    def names_file(self, value: str) -> bool:
+        """Whether the request names the file ``value`` (as written, or by its last path part)."""
+        if self.request is None:
+            return True
+        name = value.strip().strip("'\"")
+        return bool(name) and (name in self.request or name.replace("\\", "/").rsplit("/", 1)[-1] in self.request)
+
+    def one_file(self, kind: str) -> str | None:
+        """The request's file of ``kind`` when it names exactly one."""
+        files = self.files.get(kind, ())
+        return files[0] if len(files) == 1 else None

@@ -1,0 +1,248 @@
+"""The plan as the planner writes it: its JSON schema (task names as an enum, each task with its own
+argument names), a plan written that way (for demonstrations), the plan read out of an LLM's answer
+(cut off or not), and that answer's data read into a ``Plan`` whose steps have unique ids.
+
+A planner writes ``{"step", "task", "id", "args"}`` per step (``step``: its own words for what the task
+does): HuggingGPT's ``dep`` list is left out, because the passes rebuild it from the ``<resource>-N``
+references anyway (``passes.py``); a ``dep`` that a planner writes regardless is read and ignored the
+same way. Reading fixes only the form of the answer (key names, id numbering, reference spellings);
+what the steps mean is the passes' business.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Hashable
+from typing import Any
+
+from pydantic import BaseModel
+
+from hugginggpt.agent.plan.model import MAX_TASKS, Plan, PlanTask, Repair, TaskInfo, replace_refs
+from hugginggpt.errors import PlanError
+from hugginggpt.llm.json_text import find_json
+from hugginggpt.tools.resources.refs import canonical_refs
+from hugginggpt.tools.schemas import PLAN_STEP_KEYS, step_schema
+
+
+def _arg_schema(kind: str, choices: tuple[str, ...] | None) -> dict[str, Any]:
+    if kind == "number":
+        return {"anyOf": [{"type": "number"}, {"type": "string"}]}
+    if kind == "list":
+        return {"type": "array", "items": {"type": "string"}}
+    if choices:
+        return {"type": "string", "enum": list(choices)}
+    return {"type": "string"}
+
+
+def plan_schema(tasks: dict[str, TaskInfo]) -> dict[str, Any]:
+    """JSON schema of ``{"tasks": [...]}``: task names as an enum, each task with its own arguments.
+
+    Table tasks use the table's own schema (``plan_json_schema``); other tools their argument names.
+    Providers want an object at the top, hence the ``tasks`` wrapper.
+    """
+    if all(info.in_table for info in tasks.values()):
+        from hugginggpt.tools.schemas import plan_json_schema
+        from hugginggpt.tools.table import task_table
+
+        table = task_table()
+        array = plan_json_schema([table[name] for name in tasks])
+    else:
+        array = {"type": "array", "items": _tool_steps_schema(tasks)}
+    array = {**array, "maxItems": MAX_TASKS}
+    return {
+        "title": "plan",
+        "description": "The tasks that serve the user's request; an empty list when none is needed.",
+        "type": "object",
+        "properties": {"tasks": array},
+        "required": ["tasks"],
+    }
+
+
+def _tool_steps_schema(tasks: dict[str, TaskInfo]) -> dict[str, Any]:
+    variants = []
+    for info in tasks.values():
+        args: dict[str, Any] = {"type": "object", "additionalProperties": not info.args}
+        if info.args:
+            args["properties"] = {a.name: _arg_schema(a.kind, info.choices.get(a.name)) for a in info.args}
+            args["required"] = [a.name for a in info.args if a.required]
+        variants.append(step_schema(info.name, args))
+    return {"anyOf": variants}
+
+
+def plan_schema_key(tasks: dict[str, TaskInfo]) -> Hashable:
+    """What ``plan_schema(tasks)`` depends on, cheaper to compute than the schema itself."""
+    return ("plan", tuple((t.name, t.in_table, t.args, tuple(t.choices.items())) for t in tasks.values()))
+
+
+def written_plan(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``steps`` (HuggingGPT plan steps) as the planner is asked to write them: ``step``, ``task``, ``id``, ``args``."""
+    return [{key: step[key] for key in PLAN_STEP_KEYS if key in step} for step in steps]
+
+
+# ----- the plan in an LLM's text -----
+
+
+def _is_plan(value: Any) -> bool:
+    return isinstance(value, list) or (isinstance(value, dict) and ("tasks" in value or "task" in value))
+
+
+def parse_plan_text(text: str) -> Any:
+    """The plan JSON inside an LLM answer (a list, or a dict with ``tasks``); ``PlanError`` if none.
+    The one lenient JSON reader (``llm/json_text.py``) finds it."""
+    if not (text or "").strip():
+        raise PlanError("the planner answered with nothing; expected a JSON array of tasks")
+    try:
+        return find_json(text, _is_plan)
+    except ValueError:
+        raise PlanError(f"no JSON plan found in the planner's answer: {text.strip()[:200]!r}") from None
+
+
+_TASK_ARRAY = re.compile(r'"tasks"\s*:\s*\[|^\s*\[')
+
+
+def _finished_items(text: str) -> int | None:
+    """How many items of the plan's task array ``text`` writes whole, as strict JSON (a schema-held
+    answer is); None when there is no task array to read that way."""
+    start = _TASK_ARRAY.search(text)
+    if start is None:
+        return None
+    decoder, pos, count = json.JSONDecoder(), start.end(), 0
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] == "]":
+            return count
+        try:
+            _, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError:
+            return count
+        count += 1
+
+
+def without_unfinished_task(text: str, data: Any) -> tuple[Any, int]:
+    """``data``, the plan read from ``text`` (an answer that the LLM's token limit cut off), without
+    the task the cut left unfinished; and how many tasks that drops (0 or 1).
+
+    The lenient reader closes a cut-off task with ends of its own (``"args": ""``, half an argument
+    value); such a task is no more the planner's than a guessed one. A schema-held answer is strict
+    JSON, so its whole tasks are counted; any other answer loses its last task, where the cut fell.
+    """
+    tasks = data.get("tasks") if isinstance(data, dict) else data
+    if not isinstance(tasks, list) or not tasks:
+        return data, 0
+    finished = _finished_items(text)
+    keep = finished if finished is not None and finished >= len(tasks) - 1 else len(tasks) - 1
+    keep = min(keep, len(tasks))
+    kept = tasks[:keep]
+    return ({**data, "tasks": kept} if isinstance(data, dict) else kept), len(tasks) - keep
+
+
+# ----- the answer's data as a Plan -----
+
+
+def read_plan(raw: Any, max_tasks: int | None = MAX_TASKS) -> tuple[Plan, list[Repair]]:
+    """``raw`` (the answer's JSON: a list of steps, ``{"tasks": [...]}`` or one step) as a ``Plan``,
+    and what reading it changed: the first ``max_tasks`` entries only (``None``: all), entries that
+    are no task object dropped, key names LLMs drift into (``tool``, ``arguments``) read as ``task``
+    and ``args``, ``[{"name", "value"}]`` argument lists read as an object, every reference spelling
+    written ``<resource>-N``, and a missing or repeated id renumbered (later references to it follow).
+
+    Raises ``PlanError`` only when ``raw`` is no plan at all (a number, a string).
+    """
+    repairs: list[Repair] = []
+    items = _as_task_list(raw)
+    if max_tasks is not None and len(items) > max_tasks:
+        repairs.append(_repair(None, f"the plan has {len(items)} tasks; only the first {max_tasks} are kept "
+                                     f"(at most {max_tasks} tasks per plan)"))
+        items = items[:max_tasks]
+    tasks: list[PlanTask] = []
+    latest: dict[int, int] = {}  # id as the LLM wrote it -> id now, for references made after it
+    used = {i for i in (_as_int(x.get("id")) for x in items if isinstance(x, dict)) if i is not None}
+    next_free = max(used, default=-1) + 1
+    seen: set[int] = set()
+    for position, item in enumerate(items):
+        item = _with_standard_keys(item)
+        if not isinstance(item, dict) or not item.get("task"):
+            repairs.append(_repair(None, f"dropped entry {position}: not a task object with a 'task' name"))
+            continue
+        args = item.get("args") or {}
+        if _is_name_value_list(args):
+            args = {a["name"]: a.get("value") for a in args}
+        written = _as_int(item.get("id"))
+        task_id = written
+        if task_id is None or task_id in seen:
+            task_id, next_free = next_free, next_free + 1
+            what = "missing id" if written is None else f"duplicate id {written}"
+            repairs.append(_repair(task_id, f"{what}: task {item['task']!r} renumbered to {task_id}"))
+        if not isinstance(args, dict):
+            repairs.append(_repair(task_id, f"args must be an object of argument names, got {type(args).__name__}; "
+                                            "ignored"))
+            args = {}
+        args = replace_refs(canonical_refs(args), latest)
+        if written is not None:
+            latest[written] = task_id
+        seen.add(task_id)
+        dep = [d for d in (_as_int(x) for x in _as_list(item.get("dep"))) if d is not None]
+        step = item.get("step")
+        step = " ".join(step.split()) if isinstance(step, str) else None
+        tasks.append(PlanTask(task=str(item["task"]).strip(), id=task_id, dep=dep, args=args, step=step or None,
+                              dep_written="dep" in item))
+    return Plan(tasks=tasks), repairs
+
+
+def _repair(task_id: int | None, reason: str) -> Repair:
+    return {"task_id": task_id, "reason": reason, "pass": "read"}
+
+
+def _as_task_list(raw: Any) -> list[Any]:
+    if isinstance(raw, BaseModel):
+        raw = raw.model_dump()
+    if isinstance(raw, dict):
+        if "tasks" in raw:
+            raw = raw["tasks"]
+        elif "task" in raw:
+            raw = [raw]
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise PlanError(f"a plan must be a JSON array of tasks, got {type(raw).__name__}")
+    return raw
+
+
+def _as_int(value: Any) -> int | None:
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+_KEY_ALIASES = {"task": ("task", "tool", "name"), "args": ("args", "arguments", "parameters")}
+
+
+def _with_standard_keys(item: Any) -> Any:
+    """Accept the key names LLMs drift into (``tool``, ``arguments``...) for ``task`` and ``args``."""
+    if not isinstance(item, dict):
+        return item
+    item = dict(item)
+    for key, aliases in _KEY_ALIASES.items():
+        if key not in item:
+            found = next((a for a in aliases if a in item), None)
+            if found is not None:
+                item[key] = item.pop(found)
+    return item
+
+
+def _is_name_value_list(value: Any) -> bool:
+    """``[{"name": ..., "value": ...}]``, the argument list format of some tool-use datasets."""
+    return isinstance(value, list) and bool(value) and all(isinstance(a, dict) and "name" in a for a in value)
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    if isinstance(value, str):
+        return [v for v in re.split(r"[,\s]+", value) if v]
+    return [value]

@@ -1,0 +1,94 @@
+"""THE list of plan passes, in the order they run, and ``validate_plan``, which runs it.
+
+Every step between reading the planner's answer (``parse.read_plan``) and the plan the scheduler runs
+is a pass ``(plan, context) -> (plan, repairs)``: it returns a new plan (it never changes the one it
+was given) and a reason for each change. Two kinds:
+
+- *validity* passes make a plan that cannot run as written runnable (an unknown task or argument
+  name, a missing required argument, a reference to itself or to nothing, a file nobody has, a read of
+  the wrong kind of output, a cycle), or reject what cannot be made so; a plan that can run passes
+  through them unchanged;
+- *preference* passes change a runnable plan; each keeps every correct plan unchanged, in every
+  language, so none reads the request's words.
+
+A rejection (a repair whose reason starts with "rejected") makes the planner ask the model once more
+(``planner.py``). ``benchmarks/revalidate.py`` switches passes off by name to measure each one on
+recorded answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from hugginggpt.agent.plan.context import PlanContext
+from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair, TaskInfo
+from hugginggpt.agent.plan.parse import read_plan
+from hugginggpt.agent.plan.preference import without_repeated_analyses
+from hugginggpt.agent.plan.references import kind_true_references, readable_references
+from hugginggpt.agent.plan.validity import known_arguments, known_task_names, rebuilt_dep, runnable_graph
+
+PassFunction = Callable[[Plan, PlanContext], tuple[Plan, list[Repair]]]
+
+
+@dataclass(frozen=True)
+class PlanPass:
+    """One pass: its switch name, its kind, and the function."""
+
+    name: str
+    kind: Literal["validity", "preference"]
+    run: PassFunction
+
+
+PASSES: tuple[PlanPass, ...] = (
+    PlanPass("task-names", "validity", known_task_names),
+    PlanPass("arguments", "validity", known_arguments),
+    PlanPass("references", "validity", readable_references),
+    PlanPass("repeats", "preference", without_repeated_analyses),
+    PlanPass("kinds", "validity", kind_true_references),
+    PlanPass("graph", "validity", runnable_graph),
+    PlanPass("dep", "validity", rebuilt_dep),
+)
+"""The passes, in order. ``graph`` and ``dep`` cannot be switched off: without them the scheduler
+would get a plan it cannot order."""
+
+ALWAYS = frozenset({"graph", "dep"})
+SWITCHABLE = tuple(p.name for p in PASSES if p.name not in ALWAYS)
+
+
+def is_rejection(repair: Repair) -> bool:
+    """Whether ``repair`` took a task out of the plan."""
+    return str(repair.get("reason", "")).startswith("rejected")
+
+
+def run_passes(plan: Plan, ctx: PlanContext, *, without: Collection[str] = ()) -> tuple[Plan, list[Repair]]:
+    """``plan`` through every pass of ``PASSES`` but those named in ``without``; each repair names its pass."""
+    unknown = set(without) - set(SWITCHABLE)
+    if unknown:
+        raise ValueError(f"no switchable plan pass named {sorted(unknown)} (switchable: {', '.join(SWITCHABLE)})")
+    repairs: list[Repair] = []
+    for plan_pass in PASSES:
+        if plan_pass.name in without:
+            continue
+        plan, made = plan_pass.run(plan, ctx)
+        made = [{**r, "pass": plan_pass.name} for r in made]
+        gone = {r["task_id"] for r in made if is_rejection(r) and r.get("task_id") is not None}
+        if gone:
+            ctx = replace(ctx, rejected=ctx.rejected | gone)
+        repairs.extend(made)
+    return plan, repairs
+
+
+def validate_plan(raw: Any, known: Mapping[str, TaskInfo], request: str | None = None,
+                  max_tasks: int | None = MAX_TASKS, *, without: Collection[str] = ()) -> tuple[Plan, list[Repair]]:
+    """Read a parsed plan (``raw``: the answer's JSON) and run the passes on it with ``request`` (the
+    user's text as the planner read it; None when unknown: file checks are then skipped).
+
+    Returns the plan (only tasks that can run) and the repairs made. Raises ``PlanError`` only when
+    ``raw`` is no plan at all. An empty plan is valid: the LLM answers directly. Only the first
+    ``max_tasks`` tasks are kept (``None``: all). ``without``: switchable passes to leave out.
+    """
+    plan, repairs = read_plan(raw, max_tasks)
+    plan, more = run_passes(plan, PlanContext.of(known, request, max_tasks), without=without)
+    return plan, [*repairs, *more]

@@ -1,0 +1,178 @@
+"""Correct plans survive validation: a plan that can run as written comes back from the passes unchanged.
+
+- Every clean gold graph of ``../shared/taskbench`` (dev and test: all nodes domain tools, none reading
+  its own output) that can run as written (``plan.check.problems``), validated with its request in
+  English and in the translated sets' languages, comes back unchanged.
+- Every gold plan of our real-request set (``benchmarks/data/real_requests.jsonl``) can run as written
+  and comes back unchanged, with all tasks offered.
+- Random runnable plans (hypothesis) come back unchanged, whatever language the request is in.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hugginggpt.agent.plan import task_info_from_spec, validate_plan
+from hugginggpt.agent.plan.check import problems
+from hugginggpt.agent.plan.context import PlanContext
+from hugginggpt.agent.plan.parse import read_plan
+from hugginggpt.agent.request import AgentRequest
+from hugginggpt.tools.table import task_table
+from tests.shared import shared_path
+
+DATA = Path(__file__).resolve().parents[2] / "benchmarks" / "data"
+TABLE = task_table()
+ALL_TASKS = {name: task_info_from_spec(spec) for name, spec in TABLE.items()}
+
+
+def _core(plan: list[dict]) -> list[dict]:
+    return [{"task": t["task"], "id": t["id"], "args": t["args"]} for t in plan]
+
+
+@pytest.fixture(scope="module")
+def taskbench():
+    from hugginggpt.eval.mapping import TaskBenchMapping
+    from hugginggpt.eval.taskbench import load_taskbench
+
+    root = shared_path("taskbench")
+    if not (root / "data.json").is_file():
+        pytest.skip(f"TaskBench sample not found at {root}")
+    dataset = load_taskbench(root)
+    mapping = TaskBenchMapping(dataset.tools)
+    known = {n: task_info_from_spec(TABLE[n]) for n in mapping.domain_tasks()}
+    clean = {}
+    for sample in dataset.samples:
+        if not all(mapping.to_task(str(node.get("task", ""))) for node in sample.nodes):
+            continue
+        plan = mapping.sample_to_plan(sample.nodes)
+        if any(step["id"] in {int(n) for n in re.findall(r"<resource>-(\d+)", json.dumps(step["args"]))} for step in plan):
+            continue  # a node reading its own output: no gold a planner could be held to
+        clean[sample.id] = (sample, plan)
+    return dataset, known, clean
+
+
+def _runnable(plan: list[dict], known: dict, request: str) -> bool:
+    read, _ = read_plan(plan)
+    return not problems(read, PlanContext.of(known, request))
+
+
+def test_every_runnable_taskbench_gold_graph_comes_back_unchanged(taskbench):
+    _, known, clean = taskbench
+    runnable = {i: (s, p) for i, (s, p) in clean.items() if _runnable(p, known, s.request)}
+    assert len(clean) >= 400 and len(runnable) >= 0.9 * len(clean), (len(clean), len(runnable))
+    changed = {}
+    for sample_id, (sample, plan) in runnable.items():
+        validated, repairs = validate_plan(plan, known, sample.request)
+        if _core(validated.as_list()) != _core(plan):
+            changed[sample_id] = [r["reason"] for r in repairs]
+    assert changed == {}
+
+
+def test_gold_graphs_that_cannot_run_keep_their_tasks_unless_one_is_rejected(taskbench):
+    """A gold graph that cannot run as written (TaskBench's are model-written: placeholders such as
+    '<output of Text-to-Image>', a question in an image slot) keeps every task the passes do not reject."""
+    _, known, clean = taskbench
+    for sample, plan in clean.values():
+        validated, repairs = validate_plan(plan, known, sample.request)
+        rejected = {r["task_id"] for r in repairs if r["reason"].startswith("rejected")}
+        assert [t.task for t in validated.tasks] == [s["task"] for s in plan if s["id"] not in rejected]
+
+
+@pytest.mark.parametrize("lang", ["zh", "es"])
+def test_gold_graphs_come_back_unchanged_with_their_translated_requests(taskbench, lang):
+    dataset, known, clean = taskbench
+    path = DATA / f"taskbench-{lang}.jsonl"
+    translated = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(translated) >= 80
+    checked = 0
+    for row in translated:
+        if row["id"] not in clean:
+            continue
+        english, plan = clean[row["id"]]
+        if not _runnable(plan, known, english.request):
+            continue
+        validated, repairs = validate_plan(plan, known, row["user_request"])
+        assert _core(validated.as_list()) == _core(plan), (row["id"], [r["reason"] for r in repairs])
+        checked += 1
+    assert checked >= 0.65 * len(translated)  # the rest: non-domain tools, or a gold that cannot run
+
+
+def _real_requests() -> list[dict]:
+    path = DATA / "real_requests.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_every_real_request_gold_plan_can_run_and_comes_back_unchanged():
+    rows = _real_requests()
+    assert len(rows) >= 120
+    for row in rows:
+        request = AgentRequest(input=row["request"], files=row.get("files") or []).user_text()
+        history = " ".join(turn["content"] for turn in row.get("history") or [])
+        read, _ = read_plan(row["plan"])
+        assert problems(read, PlanContext.of(ALL_TASKS, f"{history}\n{request}")) == [], row["id"]
+        validated, repairs = validate_plan(row["plan"], ALL_TASKS, f"{history}\n{request}")
+        assert _core(validated.as_list()) == _core(row["plan"]), (row["id"], [r["reason"] for r in repairs])
+
+
+# ----- random runnable plans -----
+
+_FILES = {"image": ["photo.jpg", "scan.png"], "audio": ["talk.wav"], "video": ["clip.mp4"]}
+_TEXTS = ["a red fox in the snow", "Bonjour tout le monde", "今天天气很好", "¿Dónde está la estación?",
+          "مرحبا بالعالم", "🙂 emoji text", "{not a placeholder: in the request}"]
+_REQUESTS = ["Please do it: {files}; {texts}", "请处理 {files}，还有 {texts}。", "Hazlo con {files} y {texts}",
+             "هذا طلب {files} {texts}"]
+
+
+@st.composite
+def runnable_plans(draw):
+    """A plan whose every value is a request file, a request text or a whole reference to an earlier
+    task making the argument's kind, no step repeating another; the request (in one of several
+    languages) names those files and texts."""
+    names = sorted(ALL_TASKS)
+    plan: list[dict] = []
+    for task_id in range(draw(st.integers(1, 6))):
+        info = ALL_TASKS[draw(st.sampled_from(names))]
+        args = {}
+        for arg in info.args:
+            if not arg.required and not draw(st.booleans()):
+                continue
+            kind = arg.value_kind
+            producers = [s["id"] for s in plan if ALL_TASKS[s["task"]].produces(kind)]
+            if kind in _FILES:
+                options = _FILES[kind] + [f"<resource>-{p}" for p in producers]
+            elif kind == "text":
+                options = _TEXTS + [f"<resource>-{p}" for p in producers]
+            elif arg.kind == "choice":
+                options = list(info.choices[arg.name])
+            elif kind == "number":
+                args[arg.name] = draw(st.integers(1, 5))
+                continue
+            else:
+                continue  # tables: not generated
+            value = draw(st.sampled_from(options))
+            args[arg.name] = [value] if arg.kind == "list" else value
+        if any(a.required and a.name not in args for a in info.args):
+            continue
+        if any(s["task"] == info.name and s["args"] == args for s in plan):
+            continue  # the same analysis twice is no correct plan (the repeats pass takes it out)
+        plan.append({"task": info.name, "id": len(plan), "args": args})
+    template = draw(st.sampled_from(_REQUESTS))
+    request = template.format(files=", ".join(f for fs in _FILES.values() for f in fs), texts=" | ".join(_TEXTS))
+    return plan, request
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(runnable_plans())
+def test_random_runnable_plans_come_back_unchanged(case):
+    plan, request = case
+    read, _ = read_plan(plan)
+    assert problems(read, PlanContext.of(ALL_TASKS, request)) == []
+    validated, repairs = validate_plan(plan, ALL_TASKS, request)
+    assert _core(validated.as_list()) == _core(plan), [r["reason"] for r in repairs]
+    assert all(not r["reason"].startswith("rejected") for r in repairs)
