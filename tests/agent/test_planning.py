@@ -112,6 +112,25 @@ async def test_rejected_task_is_re_asked_and_failure_twice_raises(tasks):
         await aplan_request(script("no idea", "still no idea"), tasks, "Caption cat.png")
 
 
+@pytest.mark.parametrize("request_text, files", [("How many cats are in cat.png?", None),
+                                                  ("这张图片里有几只猫？", ["/data/cat.png"])])
+async def test_an_empty_plan_for_a_request_that_gives_a_file_is_re_asked_once(tasks, request_text, files):
+    llm = script([], CAPTION[:1])
+    result = await aplan_request(llm, tasks, request_text, files=files)
+    assert len(llm.prompts) == 2 and "the plan is empty, but the request gives" in llm.prompts[1][-1].content
+    assert [t.task for t in result.plan.tasks] == ["image-to-text"]
+
+    llm = script([], [])  # asked again, the model still sees no task: the empty plan stands
+    assert (await aplan_request(llm, tasks, request_text, files=files)).plan.tasks == []
+
+
+@pytest.mark.parametrize("request_text", ["Thanks, that was helpful!", "你好，你是谁？"])
+async def test_an_empty_plan_for_a_request_without_files_needs_one_call(tasks, request_text):
+    llm = script([])
+    result = await aplan_request(llm, tasks, request_text)
+    assert result.plan.tasks == [] and len(llm.prompts) == 1
+
+
 async def test_structured_output_uses_the_plan_schema(tasks):
     llm = script({"tasks": CAPTION}, structured=True)
     result = await aplan_request(llm, tasks, "Caption cat.png and read it aloud")

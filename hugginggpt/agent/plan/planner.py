@@ -2,8 +2,8 @@
 
 The prompt (``prompt.py``) is answered under the plan's JSON schema when the model supports
 structured output (``parse.py``, ``llm/structured.py``); otherwise the text is read leniently.
-The plan goes through the passes (``passes.py``); a plan with a rejected task is re-asked once, with
-the reasons.
+The plan goes through the passes (``passes.py``); a plan with a rejected task, or an empty plan for a
+request that gives files, is re-asked once, with the reason.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
 
+from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan.model import Plan, Repair, TaskInfo
 from hugginggpt.agent.plan.parse import parse_plan_text, plan_schema, plan_schema_key, without_unfinished_task
@@ -50,11 +51,14 @@ class Planner:
     """Runs stage 1 for one request; a small object so the re-ask shares state with the first ask."""
 
     def __init__(self, llm: BaseChatModel, tasks: dict[str, TaskInfo], *, structured: Structured = "auto",
-                 trace: Trace | None = None, request: str | None = None, constrained: ConstrainedCache | None = None):
+                 trace: Trace | None = None, request: str | None = None, constrained: ConstrainedCache | None = None,
+                 files: list[str] | None = None):
         self.llm = llm
         self.tasks = tasks
         self.trace = trace
         self.request = request
+        named = PlanContext.of(tasks, request).files.values() if request is not None else ()
+        self.files = list(dict.fromkeys([*(files or []), *(f for kind in named for f in kind)]))
         cache = constrained if constrained is not None and constrained.serves(llm, structured) else None
         cache = cache or ConstrainedCache(llm, structured, size=1)
         self.constrained = cache.get(lambda: plan_schema(tasks), plan_schema_key(tasks)) if tasks else None
@@ -108,6 +112,10 @@ class Planner:
             best = self._validate(await self._ask(messages, config, "planning"))
             if _rejections(best[1]):
                 error = "; ".join(_rejections(best[1]))
+            elif not best[0].tasks and self.files:
+                error = (f"the plan is empty, but the request gives {', '.join(repr(f) for f in self.files[:5])}: a "
+                         "question or request about a file is answered by a task that runs on it ([] is only for "
+                         "requests no task serves)")
         except PlanError as exc:
             error = str(exc)
         if error is None and best is not None:
@@ -160,7 +168,7 @@ async def aplan_request(
         demonstrations=demonstrations,
     )
     planner = Planner(llm, tasks, structured=structured, trace=trace,
-                      request=user_text(user_input, files), constrained=constrained)
+                      request=user_text(user_input, files), constrained=constrained, files=files)
     plan, repairs = await planner.run(messages, config)
     return PlanResult(
         plan=plan,
