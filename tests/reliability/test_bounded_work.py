@@ -111,3 +111,26 @@ def test_the_rejection_cascade_is_linear_in_the_plan_size():
     assert sum("depends on rejected task" in r["reason"] for r in repairs) == 2999
     assert repairs[0]["reason"].endswith("uses the output of task(s) [3000], which do not exist")
     assert cpu_seconds(validate_plan, _chain(3000), TASKS, None, None) < 2 * CPU_BOUND_S
+
+
+HOSTILE_REQUESTS = {
+    "quotes": "\" 'a" * (N // 4),
+    "right-to-left": "ترجم هذا الملف 'صورة.jpg' من فضلك " * (N // 34),
+    "emoji": "🙂🐱‍👤 'x.png' " * (N // 12),
+    "mixed scripts": "把 photo.jpg 翻译 translate Перевод 'текст' ", 
+    "zero-width and bidi marks": "\u200b\u202e'a.wav'\u202c\u200d" * (N // 10),
+}
+HOSTILE_REQUESTS["mixed scripts"] *= N // len(HOSTILE_REQUESTS["mixed scripts"])
+
+
+@pytest.mark.parametrize("request_text", HOSTILE_REQUESTS.values(), ids=list(HOSTILE_REQUESTS))
+async def test_a_long_request_in_any_script_plans_in_bounded_time(request_text: str):
+    from hugginggpt.agent.plan.planner import aplan_request
+    from tests.agent.conftest import script
+
+    answer = [{"task": "image-to-text", "id": 0, "args": {"image": "x.png"}},
+              {"task": "summarization", "id": 1, "args": {"text": "<resource>-0"}}]
+    started = time.thread_time()
+    result = await aplan_request(script(answer), TASKS, request_text, files=["x.png"])
+    assert time.thread_time() - started < CPU_BOUND_S
+    assert [t.task for t in result.plan.tasks] == ["image-to-text", "summarization"]

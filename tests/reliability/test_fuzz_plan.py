@@ -49,9 +49,9 @@ def assert_runnable(plan: Plan, repairs: list[dict]) -> None:
     json.dumps(plan.as_list())
 
 
-def check_raw_plan(raw) -> None:
+def check_raw_plan(raw, request: str | None = None) -> None:
     try:
-        plan, repairs = validate_plan(raw, KNOWN)
+        plan, repairs = validate_plan(raw, KNOWN, request)
     except PlanError as exc:
         assert str(exc)
         return
@@ -75,6 +75,13 @@ def check_plan_text(text: str) -> None:
 @given(plans())
 def test_fuzz_validate_plan(raw) -> None:
     check_raw_plan(raw)
+
+
+@pytest.mark.timeout(120)
+@FAST
+@given(plans(), st.text(alphabet=st.characters(codec="utf-8"), max_size=300))
+def test_fuzz_validate_plan_with_a_request_in_any_script(raw, request) -> None:
+    check_raw_plan(raw, request)
 
 
 @pytest.mark.timeout(120)
