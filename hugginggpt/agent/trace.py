@@ -6,11 +6,9 @@ is cancelled. Secrets (API keys, tokens) are redacted before anything reaches di
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import os
-import re
 import tempfile
 import threading
 import time
@@ -21,34 +19,8 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.outputs import LLMResult
 
+from hugginggpt.redact import is_secret_key, redact
 from hugginggpt.tools.results import clip
-
-_SECRET_PATTERNS = [
-    re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),  # OpenAI-style keys
-    re.compile(r"\bhf_[A-Za-z0-9]{8,}"),  # Hugging Face tokens
-    re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._\-]{8,}"),
-]
-_SECRET_KEYS = re.compile(r"(?i)(api[_-]?key|token|secret|password|authorization)")
-
-
-def redact(text: str) -> str:
-    """``text`` with secrets (API keys, tokens, bearer credentials) replaced by ``***``.
-
-    Structured data is redacted by ``clean``, the one walk over values."""
-    # Every secret pattern contains one of these verbatim (``bearer`` in any case): substring tests
-    # are several times faster than a regular expression, and most text has none.
-    if not ("sk-" in text or "hf_" in text or "bearer" in text.lower()):
-        return text
-    for pattern in _SECRET_PATTERNS:
-        text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + "***", text)
-    return text
-
-
-@functools.lru_cache(maxsize=1024)
-def _is_secret_key(key: str) -> bool:
-    """Whether a dict key names a secret (keys repeat from run to run: asked once each)."""
-    return bool(_SECRET_KEYS.search(key))
-
 
 #: Longer strings are cut in the trace, with a marker that says how much (a huge argument once made a
 #: 300 MB trace); the run itself saw the whole value.
@@ -84,7 +56,7 @@ def _clean_dict(value: dict) -> dict[str, Any]:
     for key, item in value.items():
         key = key if type(key) is str else str(key)
         item = clean(item)
-        cleaned[key] = "***" if type(item) is str and item and _is_secret_key(key) else item
+        cleaned[key] = "***" if type(item) is str and item and is_secret_key(key) else item
     return cleaned
 
 

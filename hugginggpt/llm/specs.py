@@ -20,7 +20,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from hugginggpt.agent.trace import redact
+from hugginggpt.redact import redact
 from hugginggpt.errors import LLMError
 from hugginggpt.paths import expand_home
 

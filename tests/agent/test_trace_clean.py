@@ -8,7 +8,8 @@ from pathlib import Path
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel
 
-from hugginggpt.agent.trace import Trace, clean, redact
+from hugginggpt.agent.trace import Trace, clean
+from hugginggpt.redact import redact
 
 
 class Level(enum.IntEnum):

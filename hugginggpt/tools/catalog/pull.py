@@ -78,7 +78,7 @@ def _cause(exc: BaseException) -> str:
         return "the repo is gated: accept its terms on the Hub and set HF_TOKEN"
     if isinstance(exc, RepositoryNotFoundError):
         return "no such repo on the Hub (or it is private: set HF_TOKEN)"
-    from hugginggpt.agent.trace import redact
+    from hugginggpt.redact import redact
 
     lines = [line for line in redact(str(exc)).splitlines() if line.strip()]
     return f"{type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": ")
