@@ -3,24 +3,13 @@ and the answer of a run stopped by a limit."""
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING, Any
-
 from langchain_core.tools import BaseTool
 from pydantic import ValidationError
 
-if TYPE_CHECKING:
-    from hugginggpt.agent.tool_trace import ToolStep, ToolTrace
+from hugginggpt.agent.tool_trace import ToolStep, ToolTrace
 
 #: Longest observation fed back to the LLM; the full result stays in ``results``.
 MAX_OBSERVATION_CHARS = 4000
-
-
-def observation_text(output: Any) -> str:
-    """How a tool's output is shown to the LLM: text as is, anything else as compact JSON."""
-    if isinstance(output, str):
-        return output
-    return json.dumps(output, ensure_ascii=False, default=str)
 
 
 def clip_observation(text: str, limit: int = MAX_OBSERVATION_CHARS) -> str:
@@ -45,14 +34,15 @@ def tool_error(tool: str, error: BaseException | str) -> str:
     return text if text.startswith(f"{tool}:") else f"{tool}: {text}"
 
 
-def repeat_note(earlier: "ToolStep") -> str:
-    """The observation for a repeated call: the earlier one's, with a note not to ask again."""
+def repeat_note(earlier: ToolStep) -> str:
+    """The observation for a repeated call: what the model was shown of the earlier one (its
+    ``observation``), with a note not to ask again."""
     return (f"{earlier.observation}\n(Note: this is the same call as step {earlier.id}, "
             "so its earlier result is returned instead of running it again. "
             "Use it, call something else, or give the final answer.)")
 
 
-def stopped_message(reason: str, tool_trace: "ToolTrace", last_text: str = "") -> str:
+def stopped_message(reason: str, tool_trace: ToolTrace, last_text: str = "") -> str:
     """The final answer of a run stopped by a limit: why, and what was done."""
     parts = [f"stopped: {reason}.", tool_trace.summary()]
     if last_text.strip():

@@ -124,13 +124,15 @@ class ToolLoopAgent(Agent):
             if reply.status == "error":
                 calls.fail(step, tool_error(name, content_text(reply)))
             else:
-                calls.finish(step, reply.artifact if isinstance(reply.artifact, dict) else content_text(reply))
+                # The model sees the tool's text, clipped (the envelope stays whole in the results),
+                # the same text when it repeats the call (``repeat_note``).
+                text = content_text(reply)
+                shown = clip_observation(text)
+                calls.finish(step, reply.artifact if isinstance(reply.artifact, dict) else text, shown)
                 await _report(run, step)
-                text = content_text(reply)  # the LLM sees a clipped text; the envelope stays whole
-                clipped = clip_observation(text)
-                return reply if clipped == text else reply.model_copy(update={"content": clipped})
+                return reply if shown == text else reply.model_copy(update={"content": shown})
         await _report(run, step)
-        return ToolMessage(f"error: {step.error}", tool_call_id=call_id, name=name, status="error")
+        return ToolMessage(step.observation, tool_call_id=call_id, name=name, status="error")
 
 
 async def _report(run: AgentRun, step: Any) -> None:

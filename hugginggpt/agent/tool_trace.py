@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hugginggpt.agent.observations import observation_text
 from hugginggpt.agent.scheduler import substitute
 
 #: Envelope keys whose string values a later call may consume.
@@ -25,6 +24,13 @@ PRODUCED_KINDS = ("image", "audio", "video", "text")
 MIN_TEXT_SUBSTRING = 12
 #: Characters of an observation shown per step in a "what was done" summary.
 SUMMARY_CHARS = 160
+
+
+def observation_text(output: Any) -> str:
+    """A tool's output as text: text as is, anything else as compact JSON."""
+    if isinstance(output, str):
+        return output
+    return json.dumps(output, ensure_ascii=False, default=str)
 
 
 def as_envelope(output: Any) -> dict[str, Any]:
@@ -99,20 +105,21 @@ class ToolTrace:
             self._by_key.setdefault(call_key(task, args), step)
         return step
 
-    def finish(self, step: ToolStep, output: Any) -> None:
-        """Close a node with the tool's output."""
+    def finish(self, step: ToolStep, output: Any, observation: str | None = None) -> None:
+        """Close a node with the tool's output; ``observation``: what the model was shown of it
+        (default: the output as text), shown again when the model repeats the call."""
         with self._lock:
             step.status = "ok"
             step.result = as_envelope(output)
-            step.observation = observation_text(output)
+            step.observation = observation_text(output) if observation is None else observation
             step.seconds = round(time.perf_counter() - step.started, 6)
 
     def fail(self, step: ToolStep, error: str) -> None:
-        """Close a node whose tool raised or rejected its arguments."""
+        """Close a node whose tool raised or rejected its arguments (the model is shown ``error: ...``)."""
         with self._lock:
             step.status = "failed"
             step.error = error
-            step.observation = error
+            step.observation = f"error: {error}"
             step.seconds = round(time.perf_counter() - step.started, 6)
 
     def resolve_references(self, args: dict[str, Any]) -> dict[str, Any]:

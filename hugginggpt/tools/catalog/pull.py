@@ -39,7 +39,7 @@ def pull(target: str, catalog: Any = None) -> Path:
             from huggingface_hub import hf_hub_download
 
             return Path(hf_hub_download(model_id, file))
-        from hugginggpt.tools.executors.local import download_snapshot
+        from hugginggpt.tools.executors.hub_snapshots import download_snapshot
 
         return download_snapshot(model_id)
     except Exception as exc:  # noqa: BLE001 - every Hub failure becomes one line naming the model
@@ -48,7 +48,7 @@ def pull(target: str, catalog: Any = None) -> Path:
 
 def _model_of(ref: str, catalog: Any) -> tuple[str, str | None]:
     """(Hub id, single file or None) for a task name or a model id."""
-    from hugginggpt.tools.executors.local import is_hub_id
+    from hugginggpt.tools.executors.hub_snapshots import is_hub_id
     from hugginggpt.tools.table import task_table
 
     if ref in task_table():

@@ -70,7 +70,7 @@ class HybridExecutor(Executor):
         A configured endpoint (a self-hosted TGI/TEI, an Inference Endpoint URL) is still tried."""
         if backend is not self.remote or getattr(backend, "endpoint", None):
             return True
-        from hugginggpt.tools.executors.local import hub_offline
+        from hugginggpt.tools.executors.hub_snapshots import hub_offline
 
         return not hub_offline()
 

@@ -9,13 +9,13 @@ HuggingGPT's local deployment does.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, Protocol
 
 from hugginggpt.errors import ModelLoadError, TaskError
 from hugginggpt.paths import expand_home
 from hugginggpt.tools.executors.base import Executor, TaskCall
+from hugginggpt.tools.executors.hub_snapshots import cached_snapshot, download_snapshot, hub_offline, is_hub_id
 from hugginggpt.tools.executors.local_tasks import (
     HANDLERS,
     LoadOptions,
@@ -31,7 +31,6 @@ from hugginggpt.tools.executors.local_tasks.common import (
 )
 from hugginggpt.tools.executors.local_tasks.folder_task import local_model_task
 
-_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 CANDIDATES_TO_TRY = 20
 
 
@@ -50,45 +49,6 @@ def default_device() -> str:
     except ImportError:
         return "cpu"
     return "cuda" if torch.cuda.is_available() else "cpu"
-
-
-#: Weight formats transformers/diffusers on torch never read: not worth downloading.
-_FOREIGN_WEIGHTS = ["*.h5", "*.msgpack", "*.onnx", "onnx/*", "*.ot", "*.tflite", "*.mlmodel", "*.gguf", "*.ckpt",
-                    "coreml/*", "openvino/*", "flax_model*", "tf_model*", "rust_model*"]
-
-
-def is_hub_id(model: str) -> bool:
-    """Whether ``model`` looks like a Hub repository id (``org/name`` or ``name``)."""
-    return bool(_HUB_ID.match(model))
-
-
-def download_snapshot(model_id: str) -> Path:
-    """Download ``model_id`` into the Hugging Face cache (safetensors only when the repo has them)."""
-    from huggingface_hub import HfApi, snapshot_download
-
-    ignore = list(_FOREIGN_WEIGHTS)
-    if any(name.endswith(".safetensors") for name in HfApi().list_repo_files(model_id)):
-        ignore.append("*.bin")  # the same weights twice otherwise
-    return Path(snapshot_download(model_id, ignore_patterns=ignore))
-
-
-def hub_offline() -> bool:
-    """Whether huggingface_hub is in offline mode (``HF_HUB_OFFLINE=1``): no download can happen."""
-    from huggingface_hub import constants
-
-    return bool(constants.is_offline_mode())
-
-
-def cached_snapshot(model_id: str) -> Path | None:
-    """The folder of ``model_id`` in the Hugging Face cache, without touching the network."""
-    if not _HUB_ID.match(model_id):
-        return None
-    from huggingface_hub import snapshot_download
-
-    try:
-        return Path(snapshot_download(model_id, local_files_only=True))
-    except Exception:  # noqa: BLE001  not cached (LocalEntryNotFoundError) or an id the Hub rejects
-        return None
 
 
 class LocalExecutor(Executor):

@@ -16,7 +16,7 @@ import os
 from collections.abc import Iterable
 from math import gcd
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 from PIL import Image, ImageOps
@@ -25,8 +25,11 @@ from hugginggpt.errors import ResourceError
 from hugginggpt.tools.resources.atomic import atomic_write
 from hugginggpt.tools.resources.sniff import AUDIO_SUFFIXES, is_video_head, sniff_suffix
 
-if TYPE_CHECKING:
-    from hugginggpt.tools.resources.workspace import Workspace
+
+class OutputFolder(Protocol):
+    """Where generated files go: a ``Workspace`` (``hugginggpt.tools.resources``), a fresh path per file."""
+
+    def new_path(self, suffix_or_kind: str) -> Path: ...
 
 # Extension -> libsndfile format name, for the audio formats soundfile may decode.
 _SOUNDFILE_FORMATS = {".wav": "WAV", ".flac": "FLAC", ".ogg": "OGG", ".opus": "OGG", ".mp3": "MP3"}
@@ -225,14 +228,14 @@ def _to_image(frame: Any) -> Image.Image:
     return Image.fromarray(array)
 
 
-def save_image(image: Any, ws: "Workspace") -> str:
+def save_image(image: Any, ws: OutputFolder) -> str:
     """Write an image (PIL or array) as PNG in the workspace; return its absolute path."""
     img = _to_image(image)
     path = atomic_write(ws.new_path("image"), lambda fh: img.save(fh, format="PNG"))
     return str(path)
 
 
-def save_audio(array: Any, sampling_rate: int, ws: "Workspace") -> str:
+def save_audio(array: Any, sampling_rate: int, ws: OutputFolder) -> str:
     """Write audio samples as a 32-bit float WAV in the workspace; return its absolute path.
 
     Accepts (samples,), (samples, channels) or the (channels, samples) layout models produce.
@@ -250,7 +253,7 @@ def save_audio(array: Any, sampling_rate: int, ws: "Workspace") -> str:
     return str(path)
 
 
-def save_video(frames: Iterable[Any], fps: float, ws: "Workspace") -> str:
+def save_video(frames: Iterable[Any], fps: float, ws: OutputFolder) -> str:
     """Write frames (PIL images or arrays) as an animated GIF at ``fps``; return its absolute path."""
     images = [_to_image(frame).convert("RGB") for frame in frames]
     if not images:

@@ -25,6 +25,7 @@ from typing import Any
 
 from hugginggpt.errors import ModelLoadError, TaskError
 from hugginggpt.paths import expand_home
+from hugginggpt.tools.executors.hub_snapshots import cached_snapshot, download_snapshot, is_hub_id
 from hugginggpt.tools.executors.local_tasks.auto_models import LoadedModel, auto_loader
 from hugginggpt.tools.executors.local_tasks.common import (
     LoadOptions,
@@ -358,8 +359,6 @@ def _readme_base_model(folder: Path) -> str | None:
 
 def base_folder(candidates: list[str], options: LoadOptions) -> Path:
     """The first candidate on this machine (a folder, or a Hub id in the HF cache); downloaded if allowed."""
-    from hugginggpt.tools.executors.local import cached_snapshot, download_snapshot, is_hub_id
-
     for candidate in candidates:
         folder = expand_home(candidate)
         if folder.is_dir():
