@@ -327,3 +327,23 @@ def test_parallel_calls_are_numbered_in_the_models_order(toolbox, tmp_path):
     out = agent.invoke("rest")
 
     assert [(n["id"], n["args"]["label"]) for n in out["plan"]] == list(enumerate(labels))
+
+
+def test_a_repeated_call_shows_what_the_first_call_showed(tmp_path):
+    """The model sees a tool's text (its summary), not the result envelope, on a repeat too."""
+    def caption(image: str) -> tuple[str, dict]:
+        """Describe an image in one sentence."""
+        return "text: a cat", {"text": "a cat", "data": [{"label": "cat", "score": 0.9}]}
+
+    tool = StructuredTool.from_function(caption, name="image-to-text", response_format="content_and_artifact")
+    same = {"image": "cat.png"}
+    responses = [AIMessage("", tool_calls=[call("image-to-text", f"c{i}", **same)]) for i in range(2)]
+    model = ScriptedToolModel(responses=[*responses, AIMessage("A cat.")])
+    agent = FunctionCallingAgent(model, [tool], workspace_root=tmp_path / "runs", max_repeats=3)
+
+    out = agent.invoke("caption cat.png")
+
+    first, repeat = (tool_messages(model.received[i])[-1].content for i in (1, 2))
+    assert first == "text: a cat"
+    assert repeat.startswith("text: a cat\n(Note: this is the same call as step 0")
+    assert out["results"][0]["result"]["data"] == [{"label": "cat", "score": 0.9}]  # the envelope stays whole
