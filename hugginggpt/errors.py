@@ -1,12 +1,19 @@
 """Typed errors: each names the task (where there is one) and the cause, so users see one clear line.
 
 Errors raised while a tool runs subclass LangChain's ``ToolException``, so any LangChain agent
-(``handle_tool_error=True``) turns them into an observation instead of a crash.
+(``handle_tool_error=True``) turns them into an observation instead of a crash. ``error_line`` is
+the one way any exception is shown to a person or a model.
 """
 
 from __future__ import annotations
 
 from langchain_core.tools import ToolException
+from pydantic import ValidationError
+
+from hugginggpt.redact import redact
+
+#: The longest error line; longer ones are cut with an ellipsis.
+ERROR_LINE_CHARS = 500
 
 
 class HuggingGPTError(Exception):
@@ -82,3 +89,40 @@ class DatasetError(HuggingGPTError):
 
 class InvalidArgumentsError(TaskError):
     """A tool was called with missing, unknown or ill-typed arguments (names each one)."""
+
+
+def validation_problems(error: ValidationError, noun: str = "argument") -> str:
+    """pydantic's errors as ``name: what is wrong; ...``; an unknown or a missing name says so."""
+    problems = []
+    for err in error.errors():
+        name = ".".join(str(part) for part in err["loc"]) or f"{noun}s"
+        if err["type"] == "extra_forbidden":
+            problems.append(f"{name}: unknown {noun}")
+        elif err["type"] == "missing":
+            problems.append(f"{name}: required {noun} missing")
+        else:
+            problems.append(f"{name}: {err['msg'].removeprefix('Value error, ')}")
+    return "; ".join(problems)
+
+
+def error_line(error: BaseException | str, limit: int = ERROR_LINE_CHARS) -> str:
+    """``error`` as one line for a person or a model: the one format of every failure this library shows.
+
+    This library's own errors by their message (it names the task and the cause); pydantic's
+    ``ValidationError`` as ``invalid arguments: name: what is wrong; ...``; an ``OSError`` by its
+    cause and file; any other exception as ``Type: its first line``; a string as it is. White
+    space folded, secrets redacted, at most ``limit`` characters.
+    """
+    if isinstance(error, str):
+        text = error
+    elif isinstance(error, HuggingGPTError):
+        text = str(error) or type(error).__name__
+    elif isinstance(error, ValidationError):
+        text = f"invalid arguments: {validation_problems(error)}"
+    elif isinstance(error, OSError) and error.strerror:
+        text = f"{error.strerror}: {error.filename}" if error.filename else error.strerror
+    else:
+        first = next((line for line in str(error).splitlines() if line.strip()), "")
+        text = f"{type(error).__name__}: {first}" if first else type(error).__name__
+    text = " ".join(redact(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -23,11 +23,11 @@ from langchain.agents.middleware import (
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.errors import GraphBubbleUp
 
-from hugginggpt.agent.observations import describe_error, stopped_message
+from hugginggpt.agent.observations import stopped_message
 from hugginggpt.agent.run import AgentRun
 from hugginggpt.agent.tool_loop import ToolLoopAgent
 from hugginggpt.agent.tool_trace import ToolTrace
-from hugginggpt.errors import LLMError
+from hugginggpt.errors import LLMError, error_line
 from hugginggpt.llm.content import content_text
 from hugginggpt.prompts import load_prompt
 
@@ -57,7 +57,7 @@ class RunGuard(AgentMiddleware):
         except GraphBubbleUp:
             raise
         except Exception as error:
-            raise LLMError(f"the controller LLM failed: {describe_error(error)}") from error
+            raise LLMError(f"the controller LLM failed: {error_line(error)}") from error
         message = next((m for m in response.result if isinstance(m, AIMessage)), None)
         await self.agent.record_turn(self.run, request.messages, message, round(time.perf_counter() - started, 6))
         return response

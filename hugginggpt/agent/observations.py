@@ -4,9 +4,9 @@ and the answer of a run stopped by a limit."""
 from __future__ import annotations
 
 from langchain_core.tools import BaseTool
-from pydantic import ValidationError
 
 from hugginggpt.agent.tool_trace import ToolStep, ToolTrace
+from hugginggpt.errors import error_line
 
 #: Longest observation fed back to the LLM; the full result stays in ``results``.
 MAX_OBSERVATION_CHARS = 4000
@@ -20,17 +20,9 @@ def clip_observation(text: str, limit: int = MAX_OBSERVATION_CHARS) -> str:
     return f"{text[:limit]} ... (truncated, {len(text)} characters)"
 
 
-def describe_error(error: BaseException) -> str:
-    """One line for an error: pydantic's field errors compacted, else the message (or the type)."""
-    if isinstance(error, ValidationError):
-        fields = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'input'}: {e['msg']}" for e in error.errors())
-        return f"invalid arguments: {fields}"
-    return str(error) or type(error).__name__
-
-
 def tool_error(tool: str, error: BaseException | str) -> str:
-    """The error line of a failed call, naming the tool once."""
-    text = error if isinstance(error, str) else describe_error(error)
+    """The error line of a failed call (``errors.error_line``), naming the tool once."""
+    text = error_line(error)
     return text if text.startswith(f"{tool}:") else f"{tool}: {text}"
 
 

@@ -20,7 +20,7 @@ from langchain_core.runnables.config import patch_config
 from langchain_core.tools import BaseTool
 
 from hugginggpt.agent.plan import Plan, PlanTask, TaskInfo
-from hugginggpt.errors import ResourceError, TaskError
+from hugginggpt.errors import ResourceError, error_line
 from hugginggpt.tools.resources.refs import RESOURCE_REF
 from hugginggpt.tools.results import FILE_KINDS, resource_value
 
@@ -76,13 +76,6 @@ def substitute(value: Any, kind: str | None, results: dict[int, dict[str, Any]],
     if whole:
         return output_of(whole, True)
     return RESOURCE_REF.sub(lambda m: output_of(m, False), value)
-
-
-def _error_text(exc: BaseException) -> str:
-    if isinstance(exc, TaskError):
-        return str(exc)
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 class Scheduler:
@@ -145,7 +138,7 @@ class Scheduler:
             await self._fail(step, f"{step.task}: timed out after {self.task_timeout:g} s", started)
             return
         except Exception as exc:  # noqa: BLE001 - one task's failure must not stop the others
-            await self._fail(step, _error_text(exc), started, error_type=type(exc).__name__)
+            await self._fail(step, error_line(exc), started, error_type=type(exc).__name__)
             return
         result = result if isinstance(result, dict) else {"text": str(result)}
         self.results[step.id] = result

@@ -18,11 +18,11 @@ from langchain_core.tools import BaseTool
 
 from hugginggpt.agent import events as ev
 from hugginggpt.agent.limits import RunLimits
-from hugginggpt.agent.observations import clip_observation, describe_error, repeat_note, tool_error
+from hugginggpt.agent.observations import clip_observation, repeat_note, tool_error
 from hugginggpt.agent.response import correction_note, fallback_answer, known_files, unknown_paths
 from hugginggpt.agent.run import Agent, AgentRun
 from hugginggpt.agent.tool_trace import ToolTrace
-from hugginggpt.errors import LLMError
+from hugginggpt.errors import LLMError, error_line
 from hugginggpt.llm.content import content_text, finish_reason
 
 #: Runs a tool call (``{"name", "args", "id", "type": "tool_call"}``) and returns its ToolMessage.
@@ -77,7 +77,7 @@ class ToolLoopAgent(Agent):
         try:
             reply = await llm.ainvoke(messages, config=run.config)
         except Exception as error:
-            raise LLMError(f"the controller LLM failed: {describe_error(error)}") from error
+            raise LLMError(f"the controller LLM failed: {error_line(error)}") from error
         await self.record_turn(run, messages, reply, round(time.perf_counter() - started, 6))
         return reply
 

@@ -65,7 +65,7 @@ def quiet_libraries() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from hugginggpt.errors import HuggingGPTError
+    from hugginggpt.errors import HuggingGPTError, error_line
 
     quiet_libraries()
     parser = build_parser()
@@ -82,16 +82,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"hugginggpt: error: {exc}", file=sys.stderr)
         return 1
     except (OSError, ValueError) as exc:  # a file, folder or value the OS or a library refused: one line
-        print(f"hugginggpt: error: {_one_line(exc)}", file=sys.stderr)
+        print(f"hugginggpt: error: {error_line(exc)}", file=sys.stderr)
         return 1
-
-
-def _one_line(exc: BaseException) -> str:
-    """``exc`` as one line: OS errors with their file name and cause, others as ``Type: message``."""
-    if isinstance(exc, OSError) and exc.strerror:
-        where = f" {exc.filename}" if exc.filename else ""
-        return f"{exc.strerror}:{where}".rstrip(":")
-    return " ".join(f"{type(exc).__name__}: {exc}".split())
 
 
 if __name__ == "__main__":

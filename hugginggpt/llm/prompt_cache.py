@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from hugginggpt.errors import error_line
 from hugginggpt.paths import expand_home
 
 logger = logging.getLogger(__name__)
@@ -256,7 +257,7 @@ class PromptStateCache:
                 if fh.readinto(data) != size or fh.read(1):
                     raise ValueError("truncated or overlong state")
         except (OSError, ValueError, KeyError, TypeError, struct.error) as exc:
-            self._reject(entry.path, f"unreadable ({type(exc).__name__}: {exc})")
+            self._reject(entry.path, f"unreadable ({error_line(exc)})")
             return None
         if (header.get("identity") != self.identity or tuple(tokens) != entry.tokens
                 or hashlib.sha256(data).hexdigest() != header.get("state_sha256")):

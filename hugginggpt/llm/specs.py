@@ -20,8 +20,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
-from hugginggpt.redact import redact
-from hugginggpt.errors import LLMError
+from hugginggpt.errors import LLMError, error_line
 from hugginggpt.paths import expand_home
 
 OWN_PROVIDERS = ("openai", "huggingface", "gguf")
@@ -120,7 +119,7 @@ def resolve_gguf(ref: str, *, endpoint: str | None = None, cache_dir: str | Path
     except EntryNotFoundError:
         raise LLMError(f"the Hub repo {repo_id} has no file {filename}") from None
     except HfHubHTTPError as exc:
-        raise LLMError(f"download of {filename} from {repo_id} failed: {redact(str(exc)).splitlines()[0]}") from None
+        raise LLMError(f"download of {filename} from {repo_id} failed: {error_line(exc)}") from None
 
 
 def _openai(model: str, base_url: str | None, api_key: str | None, kw: dict[str, Any]) -> BaseChatModel:
@@ -218,7 +217,7 @@ def load_llm(
         raise
     except (ValueError, TypeError, ImportError) as exc:
         # Constructors of third-party models: keep the cause, lose any secret and the traceback.
-        cause = redact(str(exc)).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        cause = error_line(exc)
         if api_key:
             cause = cause.replace(api_key, "***")
         raise LLMError(f"cannot create the chat model {parsed}: {cause}") from None

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hugginggpt.config import AGENTS
+from hugginggpt.errors import error_line
 from hugginggpt.server.errors import ApiError
 
 log = logging.getLogger("hugginggpt.server")
@@ -86,7 +87,7 @@ def read_prompts_ahead(agent: Any) -> int:
     try:
         tokens = int(warm_up() or 0)
     except Exception as exc:  # noqa: BLE001 - only a slower first request
-        log.warning("the controller could not read the planning prompt ahead: %s: %s", type(exc).__name__, exc)
+        log.warning("the controller could not read the planning prompt ahead: %s", error_line(exc))
         return 0
     if tokens:
         log.info("the controller read the planning prompt ahead (%d tokens, %.1f s)", tokens, time.perf_counter() - started)

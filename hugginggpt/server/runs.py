@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from hugginggpt.errors import error_line
 from hugginggpt.server.agents import AgentPool
 from hugginggpt.server.errors import ApiError
 from hugginggpt.server.settings import ServerSettings
@@ -174,7 +175,7 @@ class RunRegistry:
             status, error = FAILED, exc.message
         except Exception as exc:  # noqa: BLE001 - the run fails, the server goes on
             log.warning("run %s failed: %s: %s", run.id, type(exc).__name__, exc)
-            status, error = FAILED, f"{type(exc).__name__}: {exc}"
+            status, error = FAILED, error_line(exc)
         finally:
             run.end(status, error)
 

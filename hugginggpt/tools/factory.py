@@ -24,7 +24,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool
 from pydantic import PrivateAttr, ValidationError
 
-from hugginggpt.errors import InvalidArgumentsError, ResourceError, TaskError
+from hugginggpt.errors import InvalidArgumentsError, ResourceError, TaskError, error_line
 from hugginggpt.tools.executors.base import Executor, TaskCall
 from hugginggpt.tools.results import check_envelope, summarize
 from hugginggpt.tools.schemas import args_model, is_integer
@@ -35,10 +35,6 @@ if TYPE_CHECKING:
     from hugginggpt.tools.resources import Workspace
 
 
-def _validation_message(error: ValidationError) -> str:
-    return describe_validation_error(error)
-
-
 class TaskTool(BaseTool):
     """The tool of one task. Its error policy (errors back to the model as error ``ToolMessage``s)
     and output format (short text + envelope artifact) apply to model tool calls; a plain-argument
@@ -47,7 +43,7 @@ class TaskTool(BaseTool):
     task: TaskSpec
     response_format: str = "content_and_artifact"
     handle_tool_error: bool = True
-    handle_validation_error: Any = _validation_message
+    handle_validation_error: Any = error_line
     _runtime: "ToolRuntime | None" = PrivateAttr(default=None)
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
@@ -85,7 +81,7 @@ class TaskTool(BaseTool):
         try:
             return super()._parse_input(tool_input, tool_call_id)
         except ValidationError as exc:
-            raise InvalidArgumentsError(self.name, describe_validation_error(exc)) from None
+            raise InvalidArgumentsError(self.name, error_line(exc)) from None
 
 
 class ToolRuntime:
@@ -127,7 +123,7 @@ class ToolRuntime:
         try:
             values = args_model(spec).model_validate(args).model_dump()
         except ValidationError as exc:
-            raise InvalidArgumentsError(spec.name, describe_validation_error(exc)) from None
+            raise InvalidArgumentsError(spec.name, error_line(exc)) from None
         workspace = self.workspace(config)
         for arg in spec.media_args:
             if values.get(arg.name) is not None:
@@ -185,7 +181,7 @@ def make_tool(spec: TaskSpec, runtime: ToolRuntime, *, handle_tool_error: bool =
         args_schema=args_model(spec),
         task=spec,
         handle_tool_error=handle_tool_error,
-        handle_validation_error=_validation_message if handle_tool_error else False,
+        handle_validation_error=error_line if handle_tool_error else False,
         metadata={"task": spec.name, "category": spec.category, "outputs": list(spec.outputs)},
     )
     tool._runtime = runtime
@@ -225,20 +221,6 @@ def resolve_media(task: str, arg: ArgSpec, value: str, workspace: "Workspace") -
         raise ResourceError(task, f"argument {arg.name!r}: {exc.cause}") from None
 
 
-def describe_validation_error(exc: ValidationError) -> str:
-    """One line per bad argument: ``name: what is wrong`` (unknown names say so)."""
-    problems = []
-    for err in exc.errors():
-        name = ".".join(str(part) for part in err["loc"]) or "arguments"
-        if err["type"] == "extra_forbidden":
-            problems.append(f"{name}: unknown argument")
-        elif err["type"] == "missing":
-            problems.append(f"{name}: required argument missing")
-        else:
-            problems.append(f"{name}: {err['msg']}")
-    return "invalid arguments: " + "; ".join(problems)
-
-
 def _configurable(config: RunnableConfig | None) -> dict[str, Any]:
     return (config or {}).get("configurable") or {}
 
@@ -251,4 +233,4 @@ def _typed_errors(spec: TaskSpec) -> Iterator[None]:
     except TaskError:
         raise
     except Exception as exc:
-        raise TaskError(spec.name, f"{type(exc).__name__}: {exc}") from exc
+        raise TaskError(spec.name, error_line(exc)) from exc

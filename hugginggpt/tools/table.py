@@ -19,7 +19,7 @@ from pydantic import (
     model_validator,
 )
 
-from hugginggpt.errors import TaskTableError, UnknownTaskError
+from hugginggpt.errors import TaskTableError, UnknownTaskError, error_line, validation_problems
 
 TABLE_PATH = Path(__file__).with_name("tasks.yaml")
 
@@ -140,7 +140,7 @@ def parse_table(data: Any, source: str = "task table") -> tuple[dict[str, TaskSp
         try:
             specs[name] = TaskSpec(name=name, **entry)
         except (ValidationError, TypeError) as exc:
-            raise TaskTableError(f"{source}: task {name!r}: {_first_error(exc)}") from None
+            raise TaskTableError(f"{source}: task {name!r}: {_table_error(exc)}") from None
     not_tools = data.get("not_tools") or {}
     if not isinstance(not_tools, dict) or not all(isinstance(v, str) and v for v in not_tools.values()):
         raise TaskTableError(f"{source}: 'not_tools' must map task names to a reason")
@@ -189,11 +189,6 @@ def non_tool_tasks() -> dict[str, str]:
     return dict(_shipped()[1])
 
 
-def _first_error(exc: Exception) -> str:
-    """One readable line from a pydantic error: where, and what is wrong."""
-    if isinstance(exc, ValidationError):
-        err = exc.errors()[0]
-        where = ".".join(str(part) for part in err["loc"])
-        message = err["msg"].removeprefix("Value error, ")
-        return f"{where}: {message}" if where else message
-    return str(exc)
+def _table_error(exc: Exception) -> str:
+    """What is wrong in a task's entry: pydantic's fields (``errors.validation_problems``), else the error line."""
+    return validation_problems(exc, "field") if isinstance(exc, ValidationError) else error_line(exc)

@@ -165,7 +165,7 @@ def test_unknown_tool_and_tool_errors_become_observations(tmp_path):
     seen = observations(model.received[3])
     assert seen[0].startswith("Observation: error: unknown tool 'translate'; use one of: image-to-text")
     assert seen[1] == "Observation: error: text-classification: model not available"
-    assert seen[2].startswith("Observation: error: nap: invalid arguments: seconds: Field required")
+    assert seen[2].startswith("Observation: error: nap: invalid arguments: seconds: required argument missing")
     assert [r["status"] for r in out["results"].values()] == ["failed", "failed"]
     assert out["output"] == "could not do it"
 

@@ -153,7 +153,7 @@ def test_envelopes_and_error_lines():
     assert as_envelope("[1, 2]") == {"text": "[1, 2]"}
     assert as_envelope("hello") == {"text": "hello"}
     assert tool_error("t", TaskError("t", "boom")) == "t: boom"
-    assert tool_error("t", ValueError("bad")) == "t: bad"
+    assert tool_error("t", ValueError("bad")) == "t: ValueError: bad"
     assert tool_error("t", KeyError()) == "t: KeyError"
 
 

@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable
 
-from hugginggpt.errors import HuggingGPTError, ModelLoadError, UnknownTaskError
+from hugginggpt.errors import HuggingGPTError, ModelLoadError, UnknownTaskError, error_line
 from hugginggpt.paths import expand_home
 
 SHIPPED_CATALOG = "models.json"
@@ -271,7 +271,7 @@ def read_cards(text: str, source: str = SHIPPED_CATALOG) -> list[ModelCard]:
         data = json.loads(text)
         return [ModelCard(task=task, **entry) for task, entries in data["tasks"].items() for entry in entries]
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise CatalogError(f"{source}: not a model catalog ({type(exc).__name__}: {exc})") from None
+        raise CatalogError(f"{source}: not a model catalog ({error_line(exc)})") from None
 
 
 def folder_task(folder: str | Path) -> str | None:

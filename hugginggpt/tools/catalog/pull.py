@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hugginggpt.errors import HuggingGPTError
+from hugginggpt.errors import HuggingGPTError, error_line
 
 
 class PullError(HuggingGPTError):
@@ -78,7 +78,4 @@ def _cause(exc: BaseException) -> str:
         return "the repo is gated: accept its terms on the Hub and set HF_TOKEN"
     if isinstance(exc, RepositoryNotFoundError):
         return "no such repo on the Hub (or it is private: set HF_TOKEN)"
-    from hugginggpt.redact import redact
-
-    lines = [line for line in redact(str(exc)).splitlines() if line.strip()]
-    return f"{type(exc).__name__}: {lines[0] if lines else ''}".rstrip(": ")
+    return error_line(exc)

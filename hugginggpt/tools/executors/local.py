@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Protocol
 
-from hugginggpt.errors import ModelLoadError, TaskError
+from hugginggpt.errors import ModelLoadError, TaskError, error_line
 from hugginggpt.paths import expand_home
 from hugginggpt.tools.executors.base import Executor, TaskCall
 from hugginggpt.tools.executors.hub_snapshots import cached_snapshot, download_snapshot, hub_offline, is_hub_id
@@ -24,11 +24,7 @@ from hugginggpt.tools.executors.local_tasks import (
 )
 from hugginggpt.tools.executors.local_tasks import gguf_text
 from hugginggpt.tools.executors.local_tasks.cache import ModelCache
-from hugginggpt.tools.executors.local_tasks.common import (
-    first_line,
-    missing_extra_error,
-    task_name,
-)
+from hugginggpt.tools.executors.local_tasks.common import missing_extra_error, task_name
 from hugginggpt.tools.executors.local_tasks.folder_task import local_model_task
 
 CANDIDATES_TO_TRY = 20
@@ -142,7 +138,7 @@ class LocalExecutor(Executor):
             try:
                 folder = gguf_text.download_file(task, hub_id, self.catalog) or download_snapshot(hub_id)
             except Exception as exc:
-                raise ModelLoadError(task, f"cannot download {hub_id} from the Hub: {first_line(exc)}") from exc
+                raise ModelLoadError(task, f"cannot download {hub_id} from the Hub: {error_line(exc)}") from exc
         if folder is None:
             raise ModelLoadError(task, _not_local_cause(task, model))
         key = (handler.loader_key, str(folder))
@@ -166,7 +162,7 @@ class LocalExecutor(Executor):
             raise
         except Exception as exc:
             where = f"the model in {folder}" if folder is not None else handler.loader_key
-            raise ModelLoadError(task, f"cannot load {where}: {first_line(exc)}") from exc
+            raise ModelLoadError(task, f"cannot load {where}: {error_line(exc)}") from exc
 
     # ------------------------------------------------------------------ running
 
@@ -180,7 +176,7 @@ class LocalExecutor(Executor):
         except TaskError:
             raise
         except Exception as exc:
-            raise TaskError(task, f"inference failed: {first_line(exc)}") from exc
+            raise TaskError(task, f"inference failed: {error_line(exc)}") from exc
         return check_envelope(result, task=task)
 
 

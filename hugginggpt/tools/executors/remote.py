@@ -20,7 +20,7 @@ import httpx
 from huggingface_hub import InferenceClient
 from huggingface_hub.errors import HfHubHTTPError, InferenceTimeoutError
 
-from hugginggpt.errors import RemoteInferenceError, ResourceError, TaskError
+from hugginggpt.errors import RemoteInferenceError, ResourceError, TaskError, error_line
 from hugginggpt.tools.executors.base import Executor, TaskCall
 from hugginggpt.tools.resources import atomic_write, save_image
 from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES, sniff_suffix
@@ -157,17 +157,12 @@ class RemoteExecutor(Executor):
             return RemoteInferenceError(task, f"connection to {where} closed before an answer{for_model}: {exc}"), 0.0
         if isinstance(exc, httpx.TransportError):
             return RemoteInferenceError(task, f"cannot reach {where}{for_model}: {exc}"), None
-        return RemoteInferenceError(task, f"unusable answer or request for {where}{for_model}: {_one_line(exc)}"), None
+        return RemoteInferenceError(task, f"unusable answer or request for {where}{for_model}: {error_line(exc)}"), None
 
 
 def _server_message(exc: HfHubHTTPError) -> str:
     message = getattr(exc, "server_message", None) or str(exc).splitlines()[0]
-    return _one_line(message)
-
-
-def _one_line(value: Any, limit: int = 300) -> str:
-    text = " ".join(str(value).split()) or type(value).__name__
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return error_line(message, limit=300)
 
 
 def _retry_after(response: httpx.Response) -> float:

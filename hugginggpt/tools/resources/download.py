@@ -20,7 +20,7 @@ from uuid import uuid4
 
 import httpx
 
-from hugginggpt.errors import ResourceError
+from hugginggpt.errors import ResourceError, error_line
 from hugginggpt.tools.resources.netguard import (
     AddressPolicy,
     download_client,
@@ -70,7 +70,7 @@ def download(url: str, folder: str | Path, *, max_bytes: int, timeout: float,
     except httpx.TimeoutException:
         raise ResourceError(None, f"download timed out after {timeout:g} s: {url}") from None
     except httpx.HTTPError as exc:
-        raise ResourceError(None, f"download failed: {url}: {exc or type(exc).__name__}") from None
+        raise ResourceError(None, f"download failed: {url}: {error_line(exc)}") from None
     except httpx.InvalidURL as exc:  # e.g. a host httpx cannot parse ("0177.0.0.1"); not an HTTPError
         raise ResourceError(None, f"invalid URL {url!r}: {exc}") from None
     finally:

@@ -131,13 +131,5 @@ def top_label_text(rows: list[dict[str, Any]]) -> str:
     return f"{best['label']} ({best['score']:.3f})"
 
 
-def first_line(exc: BaseException, limit: int = 300) -> str:
-    """A one-line cause from an exception (its first non-empty line, clipped), with its type."""
-    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    text = lines[0] if lines else ""
-    text = text if len(text) <= limit else text[: limit - 3] + "..."
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
 def missing_extra_error(task: str, module: str, extra: str) -> ModelLoadError:
     return ModelLoadError(task, f"the {module!r} package is not installed; install hugginggpt[{extra}]")

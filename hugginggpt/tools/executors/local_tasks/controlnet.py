@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hugginggpt.errors import ModelLoadError, TaskError
+from hugginggpt.errors import ModelLoadError, TaskError, error_line
 from hugginggpt.paths import expand_home
 from hugginggpt.tools.executors.hub_snapshots import cached_snapshot, download_snapshot, is_hub_id
 from hugginggpt.tools.executors.local_tasks.auto_models import LoadedModel, auto_loader
@@ -372,7 +372,7 @@ def base_folder(candidates: list[str], options: LoadOptions) -> Path:
             return download_snapshot(hub_ids[0])
         except Exception as exc:  # noqa: BLE001 - one line naming what could not be fetched
             raise ModelLoadError(None, f"cannot download the ControlNet's base pipeline {hub_ids[0]}: "
-                                       f"{type(exc).__name__}: {exc}") from exc
+                                       f"{error_line(exc)}") from exc
     raise ModelLoadError(None, f"the ControlNet's base pipeline ({' or '.join(candidates)}) is not on this machine: "
                                f"download it (hf download {candidates[0]}) or set {BASE_ENV} to a local "
                                "Stable Diffusion folder")
