@@ -30,17 +30,14 @@ from hugginggpt.llm.content import content_text, finish_reason
 from hugginggpt.paths import expand_home
 from hugginggpt.prompts import load_prompt, render_prompt
 from hugginggpt.tools.resources.refs import CANONICAL_REF
-from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES as SUFFIXES_BY_KIND
-from hugginggpt.tools.results import FILE_KINDS, clip_values, summarize
+from hugginggpt.tools.resources.sniff import file_kind
+from hugginggpt.tools.results import clip_values, summarize
+from hugginggpt.tools.table import MEDIA_KINDS
 
-#: The suffixes of files an answer may name: media (one list, in tools/resources/sniff.py) and data files.
-MEDIA_SUFFIXES = sorted({s.lstrip(".") for kind in SUFFIXES_BY_KIND.values() for s in kind}
-                        | {"csv", "json", "txt", "pdf", "npy"})
 # A maximal run of path characters; each run is then judged in Python (no backtracking: linear time).
 _PATH_RUN = re.compile(r"[\w.\-/\\~:%+@]+")
 _URL = re.compile(r"(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]*://\S+", re.IGNORECASE)
 _ROOTED = re.compile(r"(?:/|\\\\|~[\w.\-]*/|[A-Za-z]:[\\/])[\w.\-~]")  # /x, \\host, ~/x, ~user/x, C:\x
-_MEDIA_NAME = re.compile(r"[\w\-]\.(?:" + "|".join(MEDIA_SUFFIXES) + r")$", re.IGNORECASE)
 #: Arguments longer than this are cut in the response prompt (with a marker saying how much).
 PROMPT_ARG_CHARS = 2000
 
@@ -130,7 +127,7 @@ def generated_files(outcomes: dict[int, dict[str, Any]]) -> set[str]:
     """The files the tasks produced (only a task that succeeded has a result)."""
     files = set()
     for outcome in outcomes.values():
-        for kind in FILE_KINDS:
+        for kind in MEDIA_KINDS:
             value = (outcome.get("result") or {}).get(kind)
             if value:
                 files.add(str(value))
@@ -144,9 +141,9 @@ def known_files(outcomes: dict[int, dict[str, Any]], inputs: list[str | Path]) -
 
 def _mentioned_path(run: str) -> str | None:
     """The path a run of path characters names: any absolute or home path (``/etc/passwd``,
-    ``~/.ssh/id_rsa``, ``C:\\x``), or a file name with a media suffix (``out.png``); else None."""
+    ``~/.ssh/id_rsa``, ``C:\\x``), or the name of a media or data file (``out.png``, ``sniff.file_kind``); else None."""
     run = run.strip(".:,")
-    if _ROOTED.match(run) or _MEDIA_NAME.search(run):
+    if _ROOTED.match(run) or file_kind(run) is not None:
         return run
     return None
 

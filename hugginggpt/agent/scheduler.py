@@ -22,7 +22,8 @@ from langchain_core.tools import BaseTool
 from hugginggpt.agent.plan import Plan, PlanTask, TaskInfo
 from hugginggpt.errors import ResourceError, error_line
 from hugginggpt.tools.resources.refs import RESOURCE_REF
-from hugginggpt.tools.results import FILE_KINDS, resource_value
+from hugginggpt.tools.results import resource_value
+from hugginggpt.tools.table import MEDIA_KINDS
 
 Outcome = dict[str, Any]  # {"task", "status": "ok"|"failed"|"skipped", "result", "error"[, "error_type"]}
 Emit = Callable[..., Any]
@@ -30,12 +31,12 @@ Emit = Callable[..., Any]
 
 def _reference_kind(kind: str) -> str:
     """The output kind a reference in an argument of ``kind`` stands for."""
-    return kind if kind in ("image", "audio", "video") else "text"
+    return kind if kind in MEDIA_KINDS else "text"
 
 
 def _whole_output(result: dict[str, Any]) -> str:
     """What a whole-string reference of unknown kind stands for: the result's file, else its text."""
-    found = next((result[k] for k in FILE_KINDS if isinstance(result.get(k), str)), None)
+    found = next((result[k] for k in MEDIA_KINDS if isinstance(result.get(k), str)), None)
     return found if found is not None else resource_value(result, "text")
 
 

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from hugginggpt.agent.scheduler import substitute
+from hugginggpt.tools.table import MEDIA_KINDS
 
 #: Envelope keys whose string values a later call may consume.
-PRODUCED_KINDS = ("image", "audio", "video", "text")
+PRODUCED_KINDS = (*MEDIA_KINDS, "text")
 #: A produced text shorter than this only counts as used when an argument equals it exactly:
 #: a short word ("cat") inside a longer argument is more likely coincidence than data flow.
 MIN_TEXT_SUBSTRING = 12

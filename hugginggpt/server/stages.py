@@ -12,7 +12,8 @@ from typing import Any
 from urllib.parse import quote
 
 from hugginggpt.server.files import is_regular_file
-from hugginggpt.tools.resources.sniff import AUDIO_SUFFIXES, IMAGE_SUFFIXES, VIDEO_SUFFIXES
+from hugginggpt.tools.resources.sniff import file_kind
+from hugginggpt.tools.table import MEDIA_KINDS
 
 
 def stage_events(agent: Any, input: dict[str, Any], config: dict[str, Any] | None = None) -> AsyncIterator[dict]:
@@ -21,15 +22,9 @@ def stage_events(agent: Any, input: dict[str, Any], config: dict[str, Any] | Non
 
 
 def media_kind(name: str) -> str:
-    """How a page shows a file: image, audio, video or file (by its extension)."""
-    suffix = Path(name).suffix.lower()
-    if suffix in IMAGE_SUFFIXES:
-        return "image"
-    if suffix in VIDEO_SUFFIXES - {".gif"}:
-        return "video"
-    if suffix in AUDIO_SUFFIXES:
-        return "audio"
-    return "file"
+    """How a page shows a file: image, audio, video (``sniff.file_kind``) or file."""
+    kind = file_kind(name)
+    return kind if kind in MEDIA_KINDS else "file"
 
 
 def _strings(value: Any, depth: int = 0) -> list[str]:

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from hugginggpt.errors import ResourceError
+from hugginggpt.tools.table import MEDIA_KINDS, OUTPUT_KINDS
 
-ENVELOPE_KEYS = ("text", "image", "audio", "video", "data")
-FILE_KINDS = ("image", "audio", "video")
+FILE_KINDS = MEDIA_KINDS  # the name eval/compare.py still imports
 
 
 def envelope(
@@ -44,10 +44,10 @@ def check_envelope(result: Any, *, task: str | None = None) -> dict[str, Any]:
     """Raise ``ResourceError`` unless ``result`` is a valid envelope; return it unchanged."""
     if not isinstance(result, dict) or not result:
         raise ResourceError(task, "a task result must be a non-empty dict of outputs")
-    unknown = [key for key in result if key not in ENVELOPE_KEYS]
+    unknown = [key for key in result if key not in OUTPUT_KINDS]
     if unknown:
-        raise ResourceError(task, f"unknown result keys {unknown} (allowed: {', '.join(ENVELOPE_KEYS)})")
-    for kind in FILE_KINDS:
+        raise ResourceError(task, f"unknown result keys {unknown} (allowed: {', '.join(OUTPUT_KINDS)})")
+    for kind in MEDIA_KINDS:
         if kind in result and not (isinstance(result[kind], str) and Path(result[kind]).is_absolute()):
             raise ResourceError(task, f"result {kind!r} must be an absolute file path, got {result[kind]!r}")
     try:
@@ -63,7 +63,7 @@ def resource_value(result: dict[str, Any], kind: str) -> str:
     Media kinds get the produced file's path. Every other kind gets text: the envelope's ``text``,
     else its ``data`` as compact JSON.
     """
-    if kind in FILE_KINDS:
+    if kind in MEDIA_KINDS:
         if kind in result:
             return result[kind]
         raise ResourceError(None, f"the referenced result has no {kind} output (it has: {', '.join(result) or 'nothing'})")
@@ -79,7 +79,7 @@ def summarize(result: dict[str, Any], limit: int = 500) -> str:
     parts = []
     if "text" in result:
         parts.append(f"text: {_clip(str(result['text']), limit)}")
-    for kind in FILE_KINDS:
+    for kind in MEDIA_KINDS:
         if kind in result:
             parts.append(f"{kind}: {result[kind]}")
     if "data" in result:

@@ -23,9 +23,11 @@ from hugginggpt.errors import TaskTableError, UnknownTaskError, error_line, vali
 
 TABLE_PATH = Path(__file__).with_name("tasks.yaml")
 
+#: The kinds of values: what an argument takes (``ArgKind``), which of them are files (``MEDIA_KINDS``,
+#: the one list), and the outputs a result envelope may hold (``OUTPUT_KINDS``, its keys).
 ArgKind = Literal["text", "image", "audio", "video", "table", "number", "list", "choice"]
-MEDIA_KINDS: frozenset[str] = frozenset({"image", "audio", "video"})
-OUTPUT_KINDS: frozenset[str] = frozenset({"text", "image", "audio", "video", "data"})
+MEDIA_KINDS: tuple[str, ...] = ("image", "audio", "video")
+OUTPUT_KINDS: tuple[str, ...] = ("text", *MEDIA_KINDS, "data")
 CATEGORIES: frozenset[str] = frozenset({"nlp", "cv", "audio", "video", "multimodal", "tabular", "time-series"})
 
 

@@ -300,3 +300,16 @@ def test_downloads_are_limited_to_public_addresses_unless_allowed(tmp_path, monk
         return None if port == 8080 else "not port 8080"
 
     assert Workspace(tmp_path / "e", allow_private_urls=False, address_policy=custom).address_policy is custom
+
+
+def test_the_kind_of_file_a_name_names():
+    from hugginggpt.server.stages import media_kind
+    from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES, file_kind
+    from hugginggpt.tools.table import MEDIA_KINDS
+
+    assert tuple(MEDIA_SUFFIXES) == MEDIA_KINDS
+    names = {"cat.PNG": "image", "/runs/a/outputs/3f.wav": "audio", "C:\\clips\\v.mp4": "video",
+             "loop.gif": "image", "scores.csv": "data", "notes.txt": "data", "README": None, ".png": None,
+             "archive.tar.gz": None, "3.14": None}
+    assert {name: file_kind(name) for name in names} == names
+    assert [media_kind(n) for n in ("a.gif", "b.webm", "c.flac", "d.csv")] == ["image", "video", "audio", "file"]

@@ -40,7 +40,7 @@ def test_entry_is_usable_by_an_llm(name):
     assert spec.name == name
     assert len(spec.description) > 20
     assert 0 <= len(spec.args) <= 4
-    assert set(spec.outputs) <= OUTPUT_KINDS
+    assert set(spec.outputs) <= set(OUTPUT_KINDS)
     # Every task but unconditional generation takes at least one required input.
     assert spec.required_args or name == "unconditional-image-generation"
     for arg in spec.args:

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import mimetypes
 import re
+from pathlib import PurePosixPath
+
+from hugginggpt.tools.table import MEDIA_KINDS
 
 #: Extension of a freshly generated file of each kind.
 KIND_SUFFIX = {"image": ".png", "audio": ".wav", "video": ".mp4", "text": ".txt", "table": ".csv"}
@@ -16,7 +19,12 @@ KIND_SUFFIX = {"image": ".png", "audio": ".wav", "video": ".mp4", "text": ".txt"
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".bmp", ".webp", ".tif", ".tiff"})
 AUDIO_SUFFIXES = frozenset({".wav", ".flac", ".ogg", ".mp3", ".m4a", ".aac", ".opus"})
 VIDEO_SUFFIXES = frozenset({".mp4", ".m4v", ".mov", ".webm", ".mkv", ".avi", ".gif"})
-MEDIA_SUFFIXES = {"image": IMAGE_SUFFIXES, "audio": AUDIO_SUFFIXES, "video": VIDEO_SUFFIXES}
+MEDIA_SUFFIXES: dict[str, frozenset[str]] = dict(zip(MEDIA_KINDS, (IMAGE_SUFFIXES, AUDIO_SUFFIXES, VIDEO_SUFFIXES)))
+#: The suffixes of the data files (tables, text, JSON, arrays, documents) a run may read or write.
+DATA_SUFFIXES = frozenset({".csv", ".json", ".txt", ".pdf", ".npy"})
+# Suffix -> kind; where two kinds share a suffix the first wins (a .gif is an image).
+_KIND_BY_SUFFIX = {suffix: kind for kind, suffixes in reversed([*MEDIA_SUFFIXES.items(), ("data", DATA_SUFFIXES)])
+                   for suffix in suffixes}
 
 _SAFE_SUFFIX = re.compile(r"\.[A-Za-z0-9]{1,10}")
 
@@ -53,6 +61,13 @@ _TYPE_SUFFIX = {
 
 # ISO-BMFF (mp4/mov/m4a) top-level boxes that may open a file.
 _BMFF_BOXES = (b"ftyp", b"moov", b"mdat", b"wide", b"free", b"skip")
+
+
+def file_kind(name: str) -> str | None:
+    """The kind of file ``name`` names, by its extension: a media kind (``image``, ``audio``,
+    ``video``; an animated ``.gif`` is an image), ``data`` for the data files (``DATA_SUFFIXES``),
+    None for anything else (no extension, or one we do not know)."""
+    return _KIND_BY_SUFFIX.get(PurePosixPath(name.replace("\\", "/")).suffix.lower())
 
 
 def sniff_suffix(head: bytes) -> str | None:
