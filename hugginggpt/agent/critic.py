@@ -18,11 +18,13 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
+from hugginggpt.agent.llm_call import acall_llm
 from hugginggpt.agent.plan import TaskInfo
 from hugginggpt.agent.plan.prompt import format_task_list
-from hugginggpt.llm.structured import ConstrainedCache
+from hugginggpt.errors import HuggingGPTError, error_line
 from hugginggpt.llm.content import content_text
 from hugginggpt.llm.json_text import find_json
+from hugginggpt.llm.structured import ConstrainedCache
 from hugginggpt.prompts import render_prompt
 
 CHOICES = ("yes", "no")
@@ -89,16 +91,11 @@ async def ajudge_plan(llm: Any, request: str, plan: Sequence[Any], tasks: dict[s
     started = time.perf_counter()
     try:
         cache = constrained if constrained is not None else ConstrainedCache(llm, "auto", size=1)
-        structured = cache.get(VERDICT_SCHEMA, key="critic-verdict")
-        if structured is not None:
-            answer = await structured.ainvoke(messages, config or {})
-            raw = content_text(answer.get("raw"))
-            parsed = answer.get("parsed")
-            verdict = parse_verdict(parsed if isinstance(parsed, dict) else raw)
-            verdict.raw = raw or verdict.raw
-        else:
-            verdict = parse_verdict(await llm.ainvoke(messages, config))
-    except Exception as exc:  # noqa: BLE001 - a broken critic gives no verdict, reported apart
-        verdict = Verdict(None, f"the critic call failed: {type(exc).__name__}: {exc}")
+        judge = cache.get(VERDICT_SCHEMA, key="critic-verdict") or llm
+        reply = await acall_llm("critic", judge.ainvoke(messages, config or {}), messages)
+        verdict = parse_verdict(reply.parsed if isinstance(reply.parsed, dict) else reply.text)
+        verdict.raw = reply.text or verdict.raw
+    except HuggingGPTError as exc:  # a broken critic gives no verdict, reported apart
+        verdict = Verdict(None, error_line(exc))
     verdict.seconds = round(time.perf_counter() - started, 6)
     return verdict

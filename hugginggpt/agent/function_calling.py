@@ -9,7 +9,6 @@ The system prompt is ``prompts/function_calling.md``.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -21,13 +20,12 @@ from langchain.agents.middleware import (
     hook_config,
 )
 from langchain_core.messages import AIMessage, HumanMessage
-from langgraph.errors import GraphBubbleUp
 
+from hugginggpt.agent.llm_call import acall_llm
 from hugginggpt.agent.observations import stopped_message
 from hugginggpt.agent.run import AgentRun
 from hugginggpt.agent.tool_loop import ToolLoopAgent
 from hugginggpt.agent.tool_trace import ToolTrace
-from hugginggpt.errors import LLMError, error_line
 from hugginggpt.llm.content import content_text
 from hugginggpt.prompts import load_prompt
 
@@ -51,15 +49,15 @@ class RunGuard(AgentMiddleware):
 
     async def awrap_model_call(self, request: ModelRequest,
                                handler: Callable[[ModelRequest], Awaitable[ModelResponse]]) -> ModelResponse:
-        started = time.perf_counter()
-        try:
+        response: ModelResponse | None = None
+
+        async def model_turn() -> AIMessage | None:
+            nonlocal response
             response = await handler(request)
-        except GraphBubbleUp:
-            raise
-        except Exception as error:
-            raise LLMError(f"the controller LLM failed: {error_line(error)}") from error
-        message = next((m for m in response.result if isinstance(m, AIMessage)), None)
-        await self.agent.record_turn(self.run, request.messages, message, round(time.perf_counter() - started, 6))
+            return next((m for m in response.result if isinstance(m, AIMessage)), None)
+
+        reply = await acall_llm("agent", model_turn(), request.messages, trace=self.run.trace)
+        await self.agent.report_turn(self.run, reply)
         return response
 
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:

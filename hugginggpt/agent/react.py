@@ -141,7 +141,7 @@ class ReActAgent(ToolLoopAgent):
         llm = self.llm.bind(stop=STOP)
         last_text = ""
         while run.budget.take_llm_call():
-            last_text = content_text(await self.ask(run, llm, messages))
+            last_text = (await self.ask(run, llm, messages)).text
             try:
                 step = parse_step(last_text, tools)
             except ReActParseError as error:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +21,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
+from hugginggpt.agent.llm_call import acall_llm
 from hugginggpt.agent.plan import Plan
 from hugginggpt.agent.request import trim_history
 from hugginggpt.agent.trace import Trace
-from hugginggpt.errors import LLMError
-from hugginggpt.llm.content import content_text, finish_reason
+from hugginggpt.llm.content import content_text
 from hugginggpt.paths import expand_home
 from hugginggpt.prompts import load_prompt, render_prompt
 from hugginggpt.tools.resources.refs import CANONICAL_REF
@@ -226,15 +225,7 @@ async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[s
         if trace is not None:
             trace.set("response_llm", "skipped: no task produced a result")
         return nothing_succeeded_answer(outcomes), []
-    started = time.perf_counter()
-    try:
-        message = await llm.ainvoke(messages, config)
-        answer = content_text(message).strip()
-    except Exception as exc:
-        raise LLMError(f"response: the LLM call failed: {type(exc).__name__}: {exc}") from exc
-    if trace is not None:
-        trace.add_llm_call("response", [m.model_dump() for m in messages], answer,
-                           seconds=round(time.perf_counter() - started, 6), finish_reason=finish_reason(message))
+    answer = (await acall_llm("response", llm.ainvoke(messages, config), messages, trace=trace)).text.strip()
     if not answer:
         answer = fallback_answer(outcomes)
         if trace is not None:

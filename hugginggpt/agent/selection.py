@@ -12,7 +12,6 @@ hallucinated model id never reaches an executor.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -20,11 +19,12 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 
+from hugginggpt.agent.llm_call import acall_llm
 from hugginggpt.agent.plan import Plan, TaskInfo
-from hugginggpt.llm.structured import ConstrainedCache, Structured
 from hugginggpt.agent.trace import Trace
-from hugginggpt.llm.content import content_text, finish_reason
+from hugginggpt.errors import HuggingGPTError, error_line
 from hugginggpt.llm.json_text import find_json
+from hugginggpt.llm.structured import ConstrainedCache, Structured
 from hugginggpt.prompts import render_prompt
 
 Selection = dict[str, Any]  # {"model": str, "reason": str}
@@ -166,25 +166,16 @@ class ModelSelector:
         return dict(sorted(selections.items()))
 
     async def _ask(self, user_input: str, plan: Plan, choices: dict[int, list[Any]], config: RunnableConfig) -> Any:
-        """The LLM's answer as data; on a failed call or unparsable text, an error dict (-> fallbacks)."""
+        """The LLM's answer as data; on a failed call or unreadable text, an error dict (``_pick`` then
+        falls back to the top candidates)."""
         prompt = selection_prompt(user_input, plan, choices)
         messages = [HumanMessage(prompt)]
-        started = time.perf_counter()
-        raw_text, answer, message = "", None, None
         try:
-            constrained = self.constrained.get(selection_schema(choices))
-            if constrained is not None:
-                result = await constrained.ainvoke(messages, config)
-                message, answer = result.get("raw"), result.get("parsed")
-            else:
-                message = await self.llm.ainvoke(messages, config)
-            raw_text = content_text(message)
-            if answer is None:
-                answer = find_json(raw_text, lambda value: isinstance(value, dict))
-        except Exception as exc:  # noqa: BLE001 - any failure here means: use the top candidates
-            answer = {"error": f"{type(exc).__name__}: {exc}"}
-        if self.trace is not None:
-            self.trace.add_llm_call("selection", prompt, raw_text or answer,
-                                    seconds=round(time.perf_counter() - started, 6), finish_reason=finish_reason(message))
-        return answer
+            llm = self.constrained.get(selection_schema(choices)) or self.llm
+            reply = await acall_llm("selection", llm.ainvoke(messages, config), prompt, trace=self.trace)
+            if reply.parsed is not None:
+                return reply.parsed
+            return find_json(reply.text, lambda value: isinstance(value, dict))
+        except (HuggingGPTError, ValueError) as exc:  # no usable answer: the top candidates
+            return {"error": error_line(exc)}
 

@@ -7,7 +7,6 @@ model's turns and decides the next step (``_loop``)."""
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,12 +17,12 @@ from langchain_core.tools import BaseTool
 
 from hugginggpt.agent import events as ev
 from hugginggpt.agent.limits import RunLimits
+from hugginggpt.agent.llm_call import LLMReply, acall_llm, bubbles_up
 from hugginggpt.agent.observations import clip_observation, repeat_note, tool_error
 from hugginggpt.agent.response import correction_note, fallback_answer, known_files, unknown_paths
 from hugginggpt.agent.run import Agent, AgentRun
 from hugginggpt.agent.tool_trace import ToolTrace
-from hugginggpt.errors import LLMError, error_line
-from hugginggpt.llm.content import content_text, finish_reason
+from hugginggpt.llm.content import content_text
 
 #: Runs a tool call (``{"name", "args", "id", "type": "tool_call"}``) and returns its ToolMessage.
 CallTool = Callable[[dict[str, Any]], Awaitable[Any]]
@@ -71,23 +70,17 @@ class ToolLoopAgent(Agent):
         await run.emit(ev.RESPONSE, output=answer, invented_paths=invented)
         yield {"plan": calls.plan, "results": results, "output": answer}
 
-    async def ask(self, run: AgentRun, llm: Any, messages: list[BaseMessage]) -> Any:
-        """One LLM turn, recorded in the trace and reported as an ``llm_step`` event."""
-        started = time.perf_counter()
-        try:
-            reply = await llm.ainvoke(messages, config=run.config)
-        except Exception as error:
-            raise LLMError(f"the controller LLM failed: {error_line(error)}") from error
-        await self.record_turn(run, messages, reply, round(time.perf_counter() - started, 6))
+    async def ask(self, run: AgentRun, llm: Any, messages: list[BaseMessage]) -> LLMReply:
+        """One LLM turn (``acall_llm``: timed, traced, failing as ``LLMError``), reported as an ``llm_step``."""
+        reply = await acall_llm("agent", llm.ainvoke(messages, config=run.config), messages, trace=run.trace)
+        await self.report_turn(run, reply)
         return reply
 
     @staticmethod
-    async def record_turn(run: AgentRun, messages: list[Any], reply: Any, seconds: float) -> None:
-        text = content_text(reply)
-        calls = [{"name": c["name"], "args": c["args"]} for c in getattr(reply, "tool_calls", None) or []]
-        run.trace.add_llm_call("agent", list(messages), reply if calls else text,
-                               getattr(reply, "usage_metadata", None), seconds, finish_reason(reply))
-        await run.emit(ev.LLM_STEP, step=run.budget.llm_calls, text=text, tool_calls=calls, seconds=seconds)
+    async def report_turn(run: AgentRun, reply: LLMReply) -> None:
+        """The ``llm_step`` event of one model turn: its text and the tools it calls."""
+        calls = [{"name": c["name"], "args": c["args"]} for c in getattr(reply.message, "tool_calls", None) or []]
+        await run.emit(ev.LLM_STEP, step=run.budget.llm_calls, text=reply.text, tool_calls=calls, seconds=reply.seconds)
 
     @staticmethod
     async def call_tool(run: AgentRun, calls: ToolTrace, call: dict[str, Any], invoke: CallTool) -> Any:
@@ -113,7 +106,7 @@ class ToolLoopAgent(Agent):
             run.budget.run_out_of_time()
             calls.fail(step, f"{name}: timed out after {run.budget.limits.time_budget_s:g} s (the run's time budget)")
         except Exception as error:  # a tool that raises instead of answering with an error message
-            if _bubbles_up(error):
+            if bubbles_up(error):
                 raise
             calls.fail(step, tool_error(name, error))
         else:
@@ -139,11 +132,3 @@ async def _report(run: AgentRun, step: Any) -> None:
     name, fields = step.event()
     await run.emit(name, **fields)
 
-
-def _bubbles_up(error: BaseException) -> bool:
-    """LangGraph's control-flow exceptions (interrupts) pass through the agent untouched."""
-    try:
-        from langgraph.errors import GraphBubbleUp
-    except ImportError:  # pragma: no cover - langgraph comes with langchain
-        return False
-    return isinstance(error, GraphBubbleUp)

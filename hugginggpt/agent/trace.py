@@ -116,11 +116,15 @@ class Trace:
         return event
 
     def add_llm_call(self, stage: str, prompt: Any, output: Any, usage: dict | None = None,
-                     seconds: float | None = None, finish_reason: str | None = None) -> None:
-        """One LLM call; ``finish_reason``: why the answer ended (``length``: cut off at the token limit)."""
+                     seconds: float | None = None, finish_reason: str | None = None, error: str | None = None) -> None:
+        """One LLM call; ``finish_reason``: why the answer ended (``length``: cut off at the token limit);
+        ``error``: why a failed call gave no answer (``agent/llm_call.py`` records every call)."""
+        call = {"stage": stage, "prompt": prompt, "output": output, "usage": usage or {}, "seconds": seconds,
+                "finish_reason": finish_reason}
+        if error is not None:
+            call["error"] = error
         with self._lock:
-            self.data["llm_calls"].append({"stage": stage, "prompt": prompt, "output": output, "usage": usage or {},
-                                           "seconds": seconds, "finish_reason": finish_reason})
+            self.data["llm_calls"].append(call)
 
     def timing(self, stage: str, seconds: float) -> None:
         with self._lock:

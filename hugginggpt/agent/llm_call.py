@@ -1,0 +1,89 @@
+"""One call of the controller LLM by an agent stage: timed, recorded in the trace, failing one way.
+
+Every stage that asks the controller goes through ``acall_llm``: the response, model selection, the
+critic, and each turn of the ReAct and function-calling agents. It times the call, records it in the
+run's trace (stage, prompt, answer, usage, seconds, ``finish_reason``; a failed call with its error
+line), and turns any failure of the model into ``LLMError("<stage>: the LLM call failed: <error line>")``.
+This library's own errors and LangGraph's control-flow exceptions pass through unchanged. What a
+stage does with a failure is its own decision: selection falls back to the top candidates, the
+critic gives no verdict, the other stages stop the run.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from typing import Any
+
+from hugginggpt.agent.trace import Trace
+from hugginggpt.errors import HuggingGPTError, LLMError, error_line
+from hugginggpt.llm.content import content_text, cut_off, finish_reason
+
+
+@dataclass
+class LLMReply:
+    """What one LLM call answered."""
+
+    message: Any
+    """The model's message (an ``AIMessage``; None when a constrained call returned none)."""
+    parsed: Any
+    """The answer held to a JSON schema (a constrained call's ``parsed``), else None."""
+    text: str
+    """The message's text."""
+    seconds: float
+
+    @property
+    def finish_reason(self) -> str | None:
+        """Why the answer ended, as the provider said (``stop``, ``length``, ``tool_calls``...)."""
+        return finish_reason(self.message)
+
+    @property
+    def cut_off(self) -> bool:
+        """Whether the answer stopped at the model's token limit."""
+        return cut_off(self.message)
+
+
+async def acall_llm(stage: str, call: Awaitable[Any], prompt: Any, *, trace: Trace | None = None) -> LLMReply:
+    """Await ``call`` (an LLM's ``ainvoke(prompt, config)``, plain or constrained) as stage ``stage``.
+
+    A constrained LLM's answer (``{"raw", "parsed", ...}``) is read as its raw message and parsed
+    value. The call is recorded in ``trace`` under ``stage`` with ``prompt``: the answer's text (the
+    message itself when it calls tools, the parsed value when the text is empty). Raises
+    ``LLMError`` when the model fails.
+    """
+    started = time.perf_counter()
+    try:
+        answer = await call
+    except Exception as error:
+        seconds = round(time.perf_counter() - started, 6)
+        if isinstance(error, HuggingGPTError) or bubbles_up(error):
+            raise
+        line = error_line(error)
+        if trace is not None:
+            trace.add_llm_call(stage, prompt, "", seconds=seconds, error=line)
+        raise LLMError(f"{stage}: the LLM call failed: {line}") from error
+    seconds = round(time.perf_counter() - started, 6)
+    message, parsed = answer, None
+    if isinstance(answer, dict) and "raw" in answer:
+        message, parsed = answer.get("raw"), answer.get("parsed")
+    reply = LLMReply(message, parsed, content_text(message), seconds)
+    if trace is not None:
+        output: Any = reply.text
+        if getattr(message, "tool_calls", None):
+            output = message
+        elif not output and parsed is not None:
+            output = json.dumps(parsed, ensure_ascii=False, default=str)
+        trace.add_llm_call(stage, prompt, output, getattr(message, "usage_metadata", None), seconds,
+                           reply.finish_reason)
+    return reply
+
+
+def bubbles_up(error: BaseException) -> bool:
+    """Whether ``error`` is LangGraph's control flow (an interrupt), which passes through an agent untouched."""
+    try:
+        from langgraph.errors import GraphBubbleUp
+    except ImportError:  # pragma: no cover - langgraph comes with langchain
+        return False
+    return isinstance(error, GraphBubbleUp)
