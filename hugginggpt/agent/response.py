@@ -165,6 +165,25 @@ def unknown_paths(answer: str, files: set[str]) -> list[str]:
     return found
 
 
+def check_answer(answer: str, files: set[str], evidence: str | None = None) -> tuple[str, list[str], list[str]]:
+    """The one check of every agent's answer: ``(answer with notes, invented paths, invented numbers)``.
+
+    A note corrects every path the answer names that is neither an input nor a produced file
+    (``unknown_paths``; ``files``: the run's inputs and outputs), and, given ``evidence`` (the text
+    the answer was written from: the request and what the tools produced), every decimal number that
+    no number of the evidence rounds to (``unknown_numbers``). Without evidence (no task ran) numbers
+    are not checked.
+    """
+    invented = unknown_paths(answer, files)
+    numbers = unknown_numbers(answer, evidence) if evidence is not None else []
+    if invented:
+        answer += correction_note(invented, files)
+    if numbers:
+        answer += (f"\n\nNote: {', '.join(numbers)} {'is' if len(numbers) == 1 else 'are'} not a result of "
+                   "any task.")
+    return answer, invented, numbers
+
+
 def correction_note(paths: list[str], files: set[str]) -> str:
     real = ", ".join(sorted(files)) or "none"
     return (f"\n\nNote: {', '.join(paths)} {'was' if len(paths) == 1 else 'were'} not produced by any task "
@@ -215,10 +234,9 @@ async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[s
 
     With ``outcomes`` (the run's tasks): when none succeeded, the answer is
     ``nothing_succeeded_answer`` and the LLM is not called (trace: ``response_llm`` = "skipped");
-    otherwise the LLM's answer about the successes, checked (a note corrects file paths and
-    decimal numbers that no task produced; trace: ``invented_numbers``), then
-    ``failure_report``. An empty LLM answer is replaced by ``fallback_answer(outcomes)`` (recorded
-    in the trace as ``response_fallback``).
+    otherwise the LLM's answer about the successes, checked against the prompt (``check_answer``;
+    trace: ``invented_numbers``), then ``failure_report``. An empty LLM answer is replaced by
+    ``fallback_answer(outcomes)`` (recorded in the trace as ``response_fallback``).
     """
     outcomes = outcomes or {}
     if outcomes and not any(o.get("status") == "ok" for o in outcomes.values()):
@@ -230,15 +248,10 @@ async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[s
         answer = fallback_answer(outcomes)
         if trace is not None:
             trace.set("response_fallback", answer)
-    invented = unknown_paths(answer, files)
-    if invented:
-        answer += correction_note(invented, files)
-    numbers = unknown_numbers(answer, "\n".join(content_text(m) for m in messages)) if outcomes else []
-    if numbers:
-        answer += (f"\n\nNote: {', '.join(numbers)} {'is' if len(numbers) == 1 else 'are'} not a result of "
-                   "any task.")
-        if trace is not None:
-            trace.set("invented_numbers", numbers)
+    shown = "\n".join(content_text(m) for m in messages) if outcomes else None
+    answer, invented, numbers = check_answer(answer, files, shown)
+    if numbers and trace is not None:
+        trace.set("invented_numbers", numbers)
     report = failure_report(outcomes)
     if report:
         answer += "\n\nNot done:\n" + report

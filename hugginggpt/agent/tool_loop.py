@@ -7,6 +7,7 @@ model's turns and decides the next step (``_loop``)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from hugginggpt.agent import events as ev
 from hugginggpt.agent.limits import RunLimits
 from hugginggpt.agent.llm_call import LLMReply, acall_llm, bubbles_up
 from hugginggpt.agent.observations import clip_observation, repeat_note, tool_error
-from hugginggpt.agent.response import correction_note, fallback_answer, known_files, unknown_paths
+from hugginggpt.agent.response import check_answer, fallback_answer, known_files
 from hugginggpt.agent.run import Agent, AgentRun
 from hugginggpt.agent.tool_trace import ToolTrace
 from hugginggpt.llm.content import content_text
@@ -62,11 +63,11 @@ class ToolLoopAgent(Agent):
         if not answer.strip():  # the user still learns what ran and what it produced
             answer = fallback_answer(results)
             run.trace.set("response_fallback", answer)
-        files = known_files(results, run.request.files)
-        invented = unknown_paths(answer, files)
-        if invented:
-            answer += correction_note(invented, files)
+        evidence = _evidence(run, calls) if calls.steps else None
+        answer, invented, numbers = check_answer(answer, known_files(results, run.request.files), evidence)
         run.trace.set("invented_paths", invented)
+        if numbers:
+            run.trace.set("invented_numbers", numbers)
         await run.emit(ev.RESPONSE, output=answer, invented_paths=invented)
         yield {"plan": calls.plan, "results": results, "output": answer}
 
@@ -126,6 +127,13 @@ class ToolLoopAgent(Agent):
                 return reply if shown == text else reply.model_copy(update={"content": shown})
         await _report(run, step)
         return ToolMessage(step.observation, tool_call_id=call_id, name=name, status="error")
+
+
+def _evidence(run: AgentRun, calls: ToolTrace) -> str:
+    """What the answer was written from: the request, why the run stopped (if it did), what the
+    model was shown of each call, and the results themselves."""
+    shown = [run.request.user_text(), run.budget.stop_reason or "", *(step.observation for step in calls.steps)]
+    return "\n".join([*shown, json.dumps(calls.results, ensure_ascii=False, default=str)])
 
 
 async def _report(run: AgentRun, step: Any) -> None:

@@ -347,3 +347,14 @@ def test_a_repeated_call_shows_what_the_first_call_showed(tmp_path):
     assert first == "text: a cat"
     assert repeat.startswith("text: a cat\n(Note: this is the same call as step 0")
     assert out["results"][0]["result"]["data"] == [{"label": "cat", "score": 0.9}]  # the envelope stays whole
+
+
+def test_the_answer_is_checked_for_invented_numbers(image, toolbox, tmp_path):
+    responses = [AIMessage("", tool_calls=[call("image-to-text", "c1", image=str(image))]),
+                 AIMessage("A red square picture of a cat (confidence 0.97).")]
+    agent, _ = make_agent(responses, toolbox, tmp_path)
+
+    out = agent.invoke({"input": "caption it", "files": [str(image)]})
+
+    assert out["output"].endswith("Note: 0.97 is not a result of any task.")
+    assert json.loads(Path(out["trace"]).read_text())["invented_numbers"] == ["0.97"]

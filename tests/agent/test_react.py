@@ -271,3 +271,22 @@ def test_with_the_project_tools_and_resource_references(image, tmp_path):
     assert sf.info(audio).frames == 800 * len("a 8x8 red picture")
     assert out["results"][2]["status"] == "failed" and "escapes the allowed folders" in out["results"][2]["error"]
     assert "- image-to-text: Describe an image" in model.received[0][0].content
+
+
+def test_the_answer_is_checked_for_invented_numbers_and_paths(tmp_path):
+    """The same answer check as the global agent's response: numbers no tool produced, files nobody made."""
+    turns = ['Action: nap\nAction Input: {"seconds": 0.01}',
+             "Final Answer: I rested 0.01 s, then 0.75 s more, and saved /tmp/rest.wav."]
+    agent, _ = make_agent(turns, tmp_path)
+
+    out = agent.invoke("rest a moment")
+
+    assert "Note: 0.75 is not a result of any task." in out["output"]
+    assert "Note: /tmp/rest.wav was not produced by any task" in out["output"]
+    trace = json.loads(Path(out["trace"]).read_text())
+    assert trace["invented_numbers"] == ["0.75"] and trace["invented_paths"] == ["/tmp/rest.wav"]
+
+
+def test_numbers_are_not_checked_when_no_tool_ran(tmp_path):
+    agent, _ = make_agent(["Final Answer: pi is about 3.14"], tmp_path)
+    assert agent.invoke("what is pi?")["output"] == "pi is about 3.14"
