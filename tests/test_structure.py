@@ -120,3 +120,15 @@ def test_the_llm_layer_loads_without_the_agents_or_the_tools():
     loaded = _loaded_by("import hugginggpt.llm")
     assert "hugginggpt.llm.specs" in loaded
     assert not [m for m in loaded if m.startswith(("hugginggpt.agent", "hugginggpt.tools"))], loaded
+
+
+def test_stage_event_names_are_spelled_only_in_events():
+    """The names only a stage event has are written as strings in ``agent/events.py`` alone; the rest
+    of the package uses its constants."""
+    from hugginggpt.agent import events as ev
+
+    names = {ev.LLM_STEP, ev.PARSE_ERROR, ev.TASK_START, ev.TASK_END, ev.TASK_FAILED, ev.TASK_SKIPPED}
+    spelled = sorted(f"{name}: {node.value}" for name, path in _module_names().items() if name != ev.__name__
+                     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                     if isinstance(node, ast.Constant) and node.value in names)
+    assert spelled == []

@@ -36,7 +36,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config, merge_configs, patch_config
 from langchain_core.runnables.utils import AddableDict
 
-from hugginggpt.agent.events import STAGE_EVENTS
+from hugginggpt.agent.events import FINAL, STAGE_EVENTS
 from hugginggpt.agent.limits import Budget, RunLimits
 from hugginggpt.agent.request import AgentRequest
 from hugginggpt.agent.trace import Trace, UsageCounter
@@ -135,7 +135,7 @@ class Agent(Runnable[AgentInput, dict[str, Any]]):
             while (event := await events.get()) is not end:
                 yield event
             output = runner.result()  # the run failed: its error is raised here
-            yield {"event": "final", "t": round(time.perf_counter() - started, 6), "output": output}
+            yield {"event": FINAL, "t": round(time.perf_counter() - started, 6), "output": output}
         finally:
             if not runner.done():  # the consumer stopped early: cancel the run
                 runner.cancel()

@@ -19,6 +19,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import patch_config
 from langchain_core.tools import BaseTool
 
+from hugginggpt.agent import events as ev
 from hugginggpt.agent.plan import Plan, PlanTask, TaskInfo
 from hugginggpt.errors import ResourceError, error_line
 from hugginggpt.tools.resources.refs import RESOURCE_REF
@@ -117,7 +118,7 @@ class Scheduler:
                 if status != "ok":
                     reason = f"skipped: task {dep} ({self.plan.by_id[dep].task}) {status}"
                     self._finish(step, "skipped", error=reason)
-                    await self.emit("task_skipped", id=step.id, task=step.task, reason=reason)
+                    await self.emit(ev.TASK_SKIPPED, id=step.id, task=step.task, reason=reason)
                     return
             async with self.semaphore:
                 await self._execute(step, config)
@@ -130,7 +131,7 @@ class Scheduler:
         started = time.perf_counter()
         try:
             args = self._arguments(step)
-            await self.emit("task_start", id=step.id, task=step.task, args=args, dep=list(step.dep), model=model)
+            await self.emit(ev.TASK_START, id=step.id, task=step.task, args=args, dep=list(step.dep), model=model)
             tool_config = patch_config(config, run_name=f"{step.task} #{step.id}",
                                        configurable={"hf_model": model, "workspace": self.workspace})
             async with asyncio.timeout(self.task_timeout):  # no extra task per call, unlike wait_for
@@ -144,7 +145,7 @@ class Scheduler:
         result = result if isinstance(result, dict) else {"text": str(result)}
         self.results[step.id] = result
         self._finish(step, "ok", result=result)
-        await self.emit("task_end", id=step.id, task=step.task, result=result,
+        await self.emit(ev.TASK_END, id=step.id, task=step.task, result=result,
                   seconds=round(time.perf_counter() - started, 6))
 
     def _arguments(self, step: PlanTask) -> dict[str, Any]:
@@ -163,7 +164,7 @@ class Scheduler:
 
     async def _fail(self, step: PlanTask, error: str, started: float, *, error_type: str = "TimeoutError") -> None:
         self._finish(step, "failed", error=error, error_type=error_type)
-        await self.emit("task_failed", id=step.id, task=step.task, error=error,
+        await self.emit(ev.TASK_FAILED, id=step.id, task=step.task, error=error,
                   seconds=round(time.perf_counter() - started, 6))
 
     def _finish(self, step: PlanTask, status: str, *, result: dict | None = None, error: str | None = None,

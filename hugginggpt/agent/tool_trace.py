@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hugginggpt.agent import events as ev
 from hugginggpt.agent.scheduler import substitute
 from hugginggpt.tools.table import MEDIA_KINDS
 
@@ -78,11 +79,11 @@ class ToolStep:
     def event(self) -> tuple[str, dict[str, Any]]:
         """The stage event of the step's current state: started, ended, or failed."""
         if self.status == "running":
-            return "task_start", {"id": self.id, "task": self.task, "args": self.recorded_args, "dep": self.dep,
+            return ev.TASK_START, {"id": self.id, "task": self.task, "args": self.recorded_args, "dep": self.dep,
                                   "model": None}
         if self.status == "ok":
-            return "task_end", {"id": self.id, "task": self.task, "result": self.result, "seconds": self.seconds}
-        return "task_failed", {"id": self.id, "task": self.task, "error": self.error, "seconds": self.seconds}
+            return ev.TASK_END, {"id": self.id, "task": self.task, "result": self.result, "seconds": self.seconds}
+        return ev.TASK_FAILED, {"id": self.id, "task": self.task, "error": self.error, "seconds": self.seconds}
 
 
 class ToolTrace:

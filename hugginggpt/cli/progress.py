@@ -14,8 +14,12 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from hugginggpt.agent import events as ev
+
 _STATUS_STYLE = {"pending": "dim", "running": "yellow", "ok": "green", "failed": "red", "skipped": "magenta"}
 _DETAIL_CHARS = 80
+#: A task's status after each of its closing events.
+_ENDED = {ev.TASK_END: "ok", ev.TASK_FAILED: "failed", ev.TASK_SKIPPED: "skipped"}
 
 
 def _short(value: Any, limit: int = _DETAIL_CHARS) -> str:
@@ -79,23 +83,23 @@ class StageProgress:
 
     def _apply(self, event: dict[str, Any]) -> None:
         name = event.get("event")
-        if name == "plan":
+        if name == ev.PLAN:
             self.stage = "selecting models"
             for node in event.get("plan") or []:
                 self._row(node).detail = _short(str(node.get("step") or ""))
-        elif name == "selection":
+        elif name == ev.SELECTION:
             self.stage = "running tasks"
             for choice in selection_rows(event):
                 self._row(choice).model = str(choice.get("model") or "")
-        elif name == "task_start":
+        elif name == ev.TASK_START:
             self.stage = "running tasks"
             self._row(event).status = "running"
-        elif name in ("task_end", "task_failed", "task_skipped"):
+        elif name in _ENDED:
             row = self._row(event)
-            row.status = {"task_end": "ok", "task_failed": "failed", "task_skipped": "skipped"}[name]
+            row.status = _ENDED[name]
             row.seconds = event.get("seconds")
             row.detail = _short(_outcome(event))
-        elif name == "response":
+        elif name == ev.RESPONSE:
             self.stage = "done"
 
     def render(self) -> Group:
@@ -110,7 +114,7 @@ class StageProgress:
 
 
 def _outcome(event: dict[str, Any]) -> str:
-    if event.get("event") == "task_end":
+    if event.get("event") == ev.TASK_END:
         result = event.get("result")
         if isinstance(result, dict):
             return str(result.get("text") or result.get("image") or result.get("audio") or result.get("video")
@@ -131,23 +135,23 @@ def selection_rows(event: dict[str, Any]) -> list[dict[str, Any]]:
 def describe(event: dict[str, Any]) -> str | None:
     """One plain line for an event, or None for events not worth a line."""
     name = event.get("event")
-    if name == "plan":
+    if name == ev.PLAN:
         plan = event.get("plan") or []
         steps = ", ".join(f"{node.get('id')}:{node.get('task')}" + (f" ({node['step']})" if node.get("step") else "")
                           for node in plan)
         return f"plan: {len(plan)} task(s) {steps}".rstrip()
-    if name == "selection":
+    if name == ev.SELECTION:
         lines = [" ".join(filter(None, ["task", str(c.get("id")), c.get("task")])) + f": model {c.get('model')}"
                  for c in selection_rows(event)]
         return "\n".join(lines) or None
-    if name == "task_start":
+    if name == ev.TASK_START:
         return f"task {event.get('id')} {event.get('task')}: started"
-    if name in ("task_end", "task_failed", "task_skipped"):
-        status = {"task_end": "ok", "task_failed": "failed", "task_skipped": "skipped"}[name]
+    if name in _ENDED:
+        status = _ENDED[name]
         seconds = event.get("seconds")
         took = f" ({seconds:.1f}s)" if isinstance(seconds, (int, float)) else ""
         outcome = _short(_outcome(event))
         return f"task {event.get('id')} {event.get('task')}: {status}{took}" + (f": {outcome}" if outcome else "")
-    if name == "response":
+    if name == ev.RESPONSE:
         return "response: ready"
     return None

@@ -142,9 +142,11 @@ def agent_input(text: str, history: list[Any], files: list[str]) -> dict[str, An
 def stream_run(agent: Any, request: dict[str, Any], progress: Any) -> dict[str, Any]:
     """Run the agent through its stage events (``stream_stage_events``), showing each; return the
     final output. Ctrl-C closes the iterator, which cancels the run (its trace is still written)."""
+    from hugginggpt.agent.events import FINAL
+
     final = None
     for event in agent.stream_stage_events(request):
-        if event.get("event") == "final":
+        if event.get("event") == FINAL:
             final = event.get("output")
         else:
             progress.update(event)

@@ -17,6 +17,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 
+from hugginggpt.agent.events import FINAL
 from hugginggpt.server.errors import ApiError, error_body
 from hugginggpt.server.messages import parse_messages
 from hugginggpt.server.routes_runs import outcome_or_error, registry, start_chat, wait_or_cancel
@@ -90,7 +91,7 @@ async def _chunks(request: Request, run: Run, completion_id: str, created: int):
                 continue
             if event["event"] == "end":
                 break
-            if event["event"] != "final":
+            if event["event"] != FINAL:
                 yield chunk({}, hugginggpt_event=event)
         if run.status == "done":
             yield chunk({"content": run.output.get("output", "")})

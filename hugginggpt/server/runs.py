@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from hugginggpt.agent.events import FINAL
 from hugginggpt.errors import error_line
 from hugginggpt.server.agents import AgentPool
 from hugginggpt.server.errors import ApiError
@@ -183,7 +184,7 @@ class RunRegistry:
         stream = stage_events(agent, run.input, {"run_name": f"hugginggpt-serve-{run.id[:8]}"})
         try:
             async for event in stream:
-                if event.get("event") == "final":
+                if event.get("event") == FINAL:
                     run.output = event.get("output")
                 files = run_files({k: v for k, v in event.items() if k != "t"}, run.folder, run.base_url)
                 run.add({**event, "files": files} if files else dict(event))
