@@ -78,7 +78,7 @@ def check_local_model(task: str | None, value: str) -> None:
     if not holds_model(folder):
         raise ConfigError(f"{flag}: {folder} holds no model (no {', '.join(MODEL_FILES[:2])} or weight files)")
     if task is None:
-        from hugginggpt.tools.catalog.catalog import folder_task
+        from hugginggpt.tools.executors.local_tasks.folder_task import folder_task
 
         if folder_task(folder) is None:
             raise ConfigError(f"{flag}: cannot tell the task of the model in {folder}; write TASK={value}")

@@ -359,16 +359,16 @@ def test_controlnet_for_sdxl_looks_for_the_sdxl_base(executor, workspace, tmp_pa
 def test_controlnet_folders_are_registered_under_their_condition(tmp_path):
     import shutil
 
-    from hugginggpt.tools.executors.local_tasks.folder_task import local_model_task
+    from hugginggpt.tools.executors.local_tasks.folder_task import folder_task
     from tests.tiny_diffusion import tiny_pipeline_path
 
     cache_snapshot = tmp_path / "models--lllyasviel--sd-controlnet-openpose" / "snapshots" / "0123abcd"
     shutil.copytree(tiny_pipeline_path("controlnet"), cache_snapshot)
     shutil.copytree(tiny_pipeline_path("controlnet-pipeline"), tmp_path / "my-depth-controlnet")
-    assert local_model_task(cache_snapshot) == "openpose-text-to-image"
-    assert local_model_task(tmp_path / "my-depth-controlnet") == "depth-text-to-image"
-    assert local_model_task(tiny_pipeline_path("controlnet")) is None  # a ControlNet, but for which condition?
-    assert local_model_task(tiny_pipeline_path("text-to-image")) == "text-to-image"
+    assert folder_task(cache_snapshot) == "openpose-text-to-image"
+    assert folder_task(tmp_path / "my-depth-controlnet") == "depth-text-to-image"
+    assert folder_task(tiny_pipeline_path("controlnet")) is None  # a ControlNet, but for which condition?
+    assert folder_task(tiny_pipeline_path("text-to-image")) == "text-to-image"
     catalog = ModelCatalog(shipped=False, scan_hf_cache=False)
     assert catalog.register_local(cache_snapshot).task == "openpose-text-to-image"
 

@@ -18,7 +18,7 @@ from hugginggpt.tools.executors.base import TaskCall
 from hugginggpt.tools.executors.local import LocalExecutor
 from hugginggpt.tools.executors.local_tasks import handler_for
 from hugginggpt.tools.executors.local_tasks.diffusion import DEFAULT_STEPS, STEPS_ENV
-from hugginggpt.tools.executors.local_tasks.folder_task import local_model_task
+from hugginggpt.tools.executors.local_tasks.folder_task import folder_task
 from hugginggpt.tools.factory import build_tools
 from hugginggpt.tools.resources import Workspace
 from hugginggpt.tools.table import get_task
@@ -223,7 +223,7 @@ def test_image_editing_needs_its_instruction(executor, workspace, tmp_path):
 
 @pytest.mark.parametrize("task", ["text-to-image", "image-to-image", "unconditional-image-generation"])
 def test_saved_pipelines_are_recognised_by_their_task(task):
-    assert local_model_task(tiny_pipeline_path(task)) == task
+    assert folder_task(tiny_pipeline_path(task)) == task
 
 
 @pytest.mark.parametrize(("index", "task"), [
@@ -247,16 +247,16 @@ def test_saved_pipelines_are_recognised_by_their_task(task):
 ])
 def test_pipeline_indexes_map_to_tasks(tmp_path, index, task):
     (tmp_path / "model_index.json").write_text(json.dumps(index))
-    assert local_model_task(tmp_path) == task
+    assert folder_task(tmp_path) == task
 
 
 def test_a_readme_tag_wins_over_the_pipeline_class(tmp_path):
     folder = tmp_path / "tagged"
     shutil.copytree(tiny_pipeline_path("text-to-image"), folder)
     (folder / "README.md").write_text("---\npipeline_tag: image-to-image\n---\n")
-    assert local_model_task(folder) == "image-to-image"
+    assert folder_task(folder) == "image-to-image"
 
 
 def test_an_index_without_a_pipeline_class_is_no_task(tmp_path):
     (tmp_path / "model_index.json").write_text(json.dumps(["not", "an", "index"]))
-    assert local_model_task(tmp_path) is None
+    assert folder_task(tmp_path) is None

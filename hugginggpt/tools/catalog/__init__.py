@@ -4,8 +4,7 @@ from hugginggpt.tools.catalog.catalog import (
     CatalogError,
     ModelCard,
     ModelCatalog,
-    folder_task,
     read_cards,
 )
 
-__all__ = ["CatalogError", "ModelCard", "ModelCatalog", "folder_task", "read_cards"]
+__all__ = ["CatalogError", "ModelCard", "ModelCatalog", "read_cards"]

@@ -22,27 +22,6 @@ from hugginggpt.paths import expand_home
 
 SHIPPED_CATALOG = "models.json"
 
-# Architecture name endings -> task, for folders whose README has no pipeline tag (used when the
-# local executor's fuller mapping, which needs transformers, is not importable).
-_ARCHITECTURE_SUFFIXES = [
-    ("ForSequenceClassification", "text-classification"),
-    ("ForTokenClassification", "token-classification"),
-    ("ForQuestionAnswering", "question-answering"),
-    ("ForTableQuestionAnswering", "table-question-answering"),
-    ("ForMaskedLM", "fill-mask"),
-    ("ForCausalLM", "text-generation"),
-    ("ForConditionalGeneration", "text2text-generation"),
-    ("ForImageClassification", "image-classification"),
-    ("ForObjectDetection", "object-detection"),
-    ("ForSemanticSegmentation", "image-segmentation"),
-    ("ForUniversalSegmentation", "image-segmentation"),
-    ("ForDepthEstimation", "depth-estimation"),
-    ("ForCTC", "automatic-speech-recognition"),
-    ("ForAudioClassification", "audio-classification"),
-    ("ForTextToSpeech", "text-to-speech"),
-    ("ForTextToWaveform", "text-to-speech"),
-]
-_PIPELINE_TAG = re.compile(r"^pipeline_tag:\s*['\"]?([\w-]+)['\"]?\s*$", re.MULTILINE)
 
 
 class CatalogError(HuggingGPTError):
@@ -135,7 +114,7 @@ class ModelCatalog:
         folder = _gguf_file(path, task) or expand_home(path).resolve()
         if not folder.is_dir() and not folder.is_file():
             raise ModelLoadError(task, f"model folder not found: {folder}")
-        task = task or folder_task(folder)
+        task = task or _folder_task(folder)
         if task is None:
             raise ModelLoadError(None, f"cannot tell the task of the model in {folder}: pass task=...")
         self._check_task(task)
@@ -170,7 +149,7 @@ class ModelCatalog:
             if repo.repo_type != "model" or not repo.revisions:
                 continue
             snapshot = max(repo.revisions, key=lambda rev: rev.last_modified).snapshot_path
-            task = folder_task(snapshot)
+            task = _folder_task(snapshot)
             with self._lock:
                 if task is not None and self._known_task(task):
                     existing = self._cards.setdefault(task, {}).get(repo.repo_id)
@@ -274,22 +253,6 @@ def read_cards(text: str, source: str = SHIPPED_CATALOG) -> list[ModelCard]:
         raise CatalogError(f"{source}: not a model catalog ({error_line(exc)})") from None
 
 
-def folder_task(folder: str | Path) -> str | None:
-    """The task of a model folder: the local executor's detection when importable, else README/config."""
-    try:
-        from hugginggpt.tools.executors.local_tasks.folder_task import local_model_task
-    except ImportError:
-        local_model_task = None
-    if local_model_task is not None:
-        try:
-            task = local_model_task(folder)
-        except Exception:  # a malformed folder: fall back to the simple reading below
-            task = None
-        if task:
-            return task
-    return _simple_folder_task(Path(folder))
-
-
 _QUOTED_HUB_ID = re.compile(r"""["'`]([A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)["'`]""")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 
@@ -350,23 +313,12 @@ def _front_matter(card: str) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _simple_folder_task(folder: Path) -> str | None:
-    try:
-        readme = (folder / "README.md").read_text(encoding="utf-8")
-        match = _PIPELINE_TAG.search(readme.split("---", 2)[1]) if readme.startswith("---") else None
-        if match:
-            return match.group(1)
-    except (OSError, IndexError):
-        pass
-    try:
-        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    for architecture in config.get("architectures") or []:
-        for suffix, task in _ARCHITECTURE_SUFFIXES:
-            if str(architecture).endswith(suffix):
-                return task
-    return None
+def _folder_task(folder: Path) -> str | None:
+    """The task of a model folder: ``local_tasks.folder_task``, imported on first use (its package
+    holds every local task handler)."""
+    from hugginggpt.tools.executors.local_tasks.folder_task import folder_task
+
+    return folder_task(folder)
 
 
 def _table_tasks() -> list[str]:

@@ -25,7 +25,6 @@ from hugginggpt.tools.executors.local_tasks import (
 from hugginggpt.tools.executors.local_tasks import gguf_text
 from hugginggpt.tools.executors.local_tasks.cache import ModelCache
 from hugginggpt.tools.executors.local_tasks.common import missing_extra_error, task_name
-from hugginggpt.tools.executors.local_tasks.folder_task import local_model_task
 
 CANDIDATES_TO_TRY = 20
 
@@ -187,4 +186,4 @@ def _not_local_cause(task: str, model: str | None) -> str:
             "not in the Hugging Face cache); register a folder or use the remote executor")
 
 
-__all__ = ["LocalExecutor", "cached_snapshot", "default_device", "local_model_task"]
+__all__ = ["LocalExecutor", "cached_snapshot", "default_device"]

@@ -1,4 +1,10 @@
-"""Infer the task (Hub pipeline tag) of a local model folder, for registering folders without a tag."""
+"""Which task a model folder is for (its Hub pipeline tag): the one answer, for the catalog's local
+folders (``register_local``, the HF cache scan), ``--local-model`` checks and the local executor.
+
+In order: the model card's ``pipeline_tag``; a ControlNet's condition from its name; config.json's
+architecture in transformers' auto mappings (without transformers, by the architecture's name
+ending); a diffusers pipeline's classes.
+"""
 
 from __future__ import annotations
 
@@ -41,15 +47,41 @@ _CAPTIONERS = {"vision-encoder-decoder", "blip", "git", "pix2struct"}
 _TRANSLATORS = {"marian", "m2m_100", "nllb-moe", "fsmt"}
 # Forecasters are in no auto mapping transformers exports for them: known by their model type.
 _FORECASTERS = {"patchtst", "patchtsmixer"}
+# Architecture name endings -> task: how config.json is read when transformers is not installed.
+_ARCHITECTURE_SUFFIXES = [
+    ("ForSequenceClassification", "text-classification"),
+    ("ForTokenClassification", "token-classification"),
+    ("ForQuestionAnswering", "question-answering"),
+    ("ForTableQuestionAnswering", "table-question-answering"),
+    ("ForMaskedLM", "fill-mask"),
+    ("ForCausalLM", "text-generation"),
+    ("ForConditionalGeneration", "text2text-generation"),
+    ("ForImageClassification", "image-classification"),
+    ("ForObjectDetection", "object-detection"),
+    ("ForSemanticSegmentation", "image-segmentation"),
+    ("ForUniversalSegmentation", "image-segmentation"),
+    ("ForDepthEstimation", "depth-estimation"),
+    ("ForCTC", "automatic-speech-recognition"),
+    ("ForAudioClassification", "audio-classification"),
+    ("ForTextToSpeech", "text-to-speech"),
+    ("ForTextToWaveform", "text-to-speech"),
+]
 _PIPELINE_TAG = re.compile(r"^pipeline_tag:\s*['\"]?([\w-]+)['\"]?\s*$", re.MULTILINE)
 
 
-def local_model_task(path: str | Path) -> str | None:
-    """The pipeline tag of a model folder: its README's ``pipeline_tag``, else guessed from config.json.
+def folder_task(path: str | Path) -> str | None:
+    """The pipeline tag of a model folder (see the module's docstring for where it is read).
 
-    Returns None when the folder has neither, or its architecture maps to no known task.
+    None when nothing in the folder names a task, its architecture maps to no known task, or its
+    files cannot be read as a model's.
     """
-    folder = Path(path)
+    try:
+        return _read_task(Path(path))
+    except Exception:  # noqa: BLE001 - a malformed folder names no task
+        return None
+
+
+def _read_task(folder: Path) -> str | None:
     tag = _readme_tag(folder / "README.md")
     if tag:
         return tag
@@ -67,7 +99,7 @@ def local_model_task(path: str | Path) -> str | None:
 def _readme_tag(readme: Path) -> str | None:
     try:
         text = readme.read_text(encoding="utf-8")
-    except OSError:
+    except (OSError, ValueError):
         return None
     if not text.startswith("---"):
         return None
@@ -114,8 +146,10 @@ def _config_task(config: dict, folder: Path) -> str | None:
         return "image-to-text"
     if model_type in _FORECASTERS:
         return "time-series-forecasting"
-    from transformers.models.auto import modeling_auto
-
+    try:
+        from transformers.models.auto import modeling_auto
+    except ImportError:
+        return _task_by_name(architectures)
     for arch in architectures:
         for mapping_name, task in _MAPPINGS:
             names = getattr(modeling_auto, mapping_name, {})
@@ -138,4 +172,13 @@ def _config_task(config: dict, folder: Path) -> str | None:
             return "image-feature-extraction"
         if has_text:
             return "feature-extraction"
+    return None
+
+
+def _task_by_name(architectures: list) -> str | None:
+    """The task an architecture's name ends with (``...ForCausalLM``), for when transformers is missing."""
+    for architecture in architectures:
+        for suffix, task in _ARCHITECTURE_SUFFIXES:
+            if str(architecture).endswith(suffix):
+                return task
     return None
