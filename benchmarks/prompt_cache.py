@@ -65,7 +65,7 @@ def cpu_name() -> str:
 
 
 def build_agent(gguf: str, minilm: str | None) -> tuple[Any, Any]:
-    from hugginggpt.cli.run_cmd import make_agent, make_llm
+    from hugginggpt.build import make_agent, make_llm
     from hugginggpt.config import load_settings
 
     settings = load_settings(llm=f"gguf:{gguf}", execution="local",

@@ -111,7 +111,7 @@ def wait_healthy(url: str, process: subprocess.Popen, timeout: float = 900) -> N
 COLD = """
 import sys, time
 started = time.perf_counter()
-from hugginggpt.cli.run_cmd import make_agent, make_llm
+from hugginggpt.build import make_agent, make_llm
 from hugginggpt.config import load_settings
 settings = load_settings(llm=sys.argv[1], execution="remote")
 agent = make_agent(settings, make_llm(settings))

@@ -10,6 +10,7 @@ import argparse
 import sys
 from typing import Any
 
+from hugginggpt import build
 from hugginggpt.cli import run_cmd
 from hugginggpt.errors import HuggingGPTError
 
@@ -44,12 +45,12 @@ def command(args: argparse.Namespace) -> int:
 
     settings = run_cmd.settings_from(args)
     files = run_cmd.input_files(args.file)
-    agent = run_cmd.make_agent(settings, run_cmd.make_llm(settings))
+    agent = build.make_agent(settings, build.make_llm(settings))
     history: list[Any] = []
     for text in _requests(interactive=sys.stdin.isatty()):
         try:
             with StageProgress(enabled=not args.quiet) as progress:
-                output = run_cmd.stream_run(agent, run_cmd.agent_input(text, list(history), files), progress)
+                output = run_cmd.stream_run(agent, build.agent_input(text, list(history), files), progress)
         except HuggingGPTError as exc:
             print(f"hugginggpt: error: {exc}", file=sys.stderr)
             continue

@@ -1,28 +1,19 @@
 """`hugginggpt run "REQUEST"`: one request through an agent, live progress on stderr, answer on stdout.
 
-``make_llm`` and ``make_agent`` are the seams: the CLI builds everything through them, so tests (and
-embedding applications) replace the controller or the agent without a fake model on the command line.
+The agent is assembled from the settings by ``hugginggpt.build`` (as the server does).
 """
 
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
-import os
 import sys
 from typing import Any
 
+from hugginggpt import build
 from hugginggpt.config import AGENTS, EXECUTION_POLICIES, Settings, load_settings
 from hugginggpt.errors import HuggingGPTError, ResourceError
 from hugginggpt.paths import expand_home
-
-# agent choice -> (module, class); imported only when the command runs (they pull in heavy modules)
-AGENT_CLASSES = {
-    "global": ("hugginggpt.agent.global_plan", "GlobalPlanAgent"),
-    "react": ("hugginggpt.agent.react", "ReActAgent"),
-    "tools": ("hugginggpt.agent.function_calling", "FunctionCallingAgent"),
-}
 
 
 def add_agent_arguments(parser: argparse.ArgumentParser, *, request_options: bool = True) -> None:
@@ -71,74 +62,6 @@ def input_files(paths: list[str]) -> list[str]:
     return files
 
 
-def make_llm(settings: Settings) -> Any:
-    """The controller chat model for these settings."""
-    from hugginggpt.llm import load_llm
-
-    return load_llm(settings.llm_spec(), base_url=settings.base_url)
-
-
-def make_catalog(settings: Settings) -> Any:
-    """The model catalog (shipped list + HF cache) with the settings' local model folders registered."""
-    from hugginggpt.tools.catalog import ModelCatalog
-
-    catalog = ModelCatalog()
-    for task, folder in settings.local_model_entries():
-        catalog.register_local(folder, task=task, preferred=True)  # the user named it: it runs the task
-    return catalog
-
-
-def offer_controller(catalog: Any, llm: Any) -> None:
-    """An embedded GGUF controller also runs the GGUF text tasks (summarization, translation...) when
-    no other local model can: the same loaded model, no second copy."""
-    path = getattr(llm, "model_path", None)
-    if path:
-        from hugginggpt.tools.executors.local_tasks.gguf_text import register_controller
-
-        register_controller(catalog, path)
-
-
-def make_tools(settings: Settings, catalog: Any = None) -> list[Any]:
-    """The task tools, running on the executor the settings ask for."""
-    from hugginggpt.tools import build_tools, default_executor
-
-    if settings.endpoint:  # the executors read the endpoint from the environment (ARCHITECTURE.md)
-        os.environ["HUGGINGGPT_ENDPOINT"] = settings.endpoint
-    return build_tools(executor=default_executor(catalog=catalog, policy=settings.execution), catalog=catalog)
-
-
-def make_agent(settings: Settings, llm: Any, *, catalog: Any = None, tools: list[Any] | None = None) -> Any:
-    """The agent the settings name, with the task tools and the run folder (``catalog`` and ``tools``:
-    ones already made for these settings, shared between agents, e.g. by the server)."""
-    import importlib
-
-    module_name, class_name = AGENT_CLASSES[settings.agent]
-    try:
-        agent_class = getattr(importlib.import_module(module_name), class_name)
-    except (ImportError, AttributeError):
-        raise HuggingGPTError(f"the {settings.agent} agent ({class_name}) is not available in this installation") from None
-    if catalog is None:
-        catalog = make_catalog(settings)
-    offer_controller(catalog, llm)
-    options: dict[str, Any] = {"tools": tools if tools is not None else make_tools(settings, catalog)}
-    accepted = inspect.signature(agent_class).parameters
-    if "catalog" in accepted:  # model selection sees the same models the tools can run
-        options["catalog"] = catalog
-    if settings.trace_dir:
-        if "workspace_root" not in accepted:
-            raise HuggingGPTError(f"the {settings.agent} agent does not support --trace-dir")
-        options["workspace_root"] = settings.trace_dir
-    return agent_class(llm, **options)
-
-
-def agent_input(text: str, history: list[Any], files: list[str]) -> dict[str, Any]:
-    """The agent contract's input; ``files`` (user inputs the tools may read) only when there are some."""
-    request: dict[str, Any] = {"input": text, "chat_history": history}
-    if files:
-        request["files"] = files
-    return request
-
-
 def stream_run(agent: Any, request: dict[str, Any], progress: Any) -> dict[str, Any]:
     """Run the agent through its stage events (``stream_stage_events``), showing each; return the
     final output. Ctrl-C closes the iterator, which cancels the run (its trace is still written)."""
@@ -167,8 +90,8 @@ def command(args: argparse.Namespace) -> int:
 
     settings = settings_from(args)
     files = input_files(args.file)
-    agent = make_agent(settings, make_llm(settings))
-    request = agent_input(args.request, [], files)
+    agent = build.make_agent(settings, build.make_llm(settings))
+    request = build.agent_input(args.request, [], files)
     with StageProgress(enabled=not args.quiet) as progress:
         output = stream_run(agent, request, progress)
     print_output(output, args.json)

@@ -1,7 +1,7 @@
 """The agents a server offers, built once and shared by every request.
 
-From settings, the controller LLM, the model catalog and the task tools are made once (through the
-CLI's seams in ``hugginggpt.cli.run_cmd``) and every agent gets the same ones, so models load once.
+From settings, the controller LLM, the model catalog and the task tools are made once (by
+``hugginggpt.build``, as the CLI makes them) and every agent gets the same ones, so models load once.
 Tests and embedding applications pass ready agents instead.
 """
 
@@ -96,7 +96,7 @@ def read_prompts_ahead(agent: Any) -> int:
 
 def pool_from_settings(settings: Any) -> AgentPool:
     """Agents on the controller and tools the settings describe, all sharing one LLM, catalog and tools."""
-    from hugginggpt.cli.run_cmd import make_agent, make_catalog, make_llm, make_tools
+    from hugginggpt.build import make_agent, make_catalog, make_llm, make_tools
 
     shared: dict[str, Any] = {}
     lock = threading.Lock()

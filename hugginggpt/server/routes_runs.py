@@ -10,7 +10,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, StreamingResponse
 
-from hugginggpt.cli.run_cmd import agent_input
+from hugginggpt.build import agent_input
 from hugginggpt.server.errors import ApiError
 from hugginggpt.server.files import confined_file, read_upload, store_upload
 from hugginggpt.server.messages import ChatRequest

@@ -11,7 +11,7 @@ from langchain_core.language_models.fake_chat_models import FakeMessagesListChat
 from langchain_core.messages import AIMessage
 from langchain_core.tools import StructuredTool
 
-from hugginggpt.cli import run_cmd
+from hugginggpt import build
 from hugginggpt.cli.main import main
 from hugginggpt.errors import LLMError
 from hugginggpt.tools import task_table
@@ -40,8 +40,8 @@ def scripted_react(monkeypatch):
         AIMessage('Thought: reverse it\nAction: reverse-text\nAction Input: {"text": "hello"}'),
         AIMessage("Thought: I now know the final answer\nFinal Answer: olleh"),
     ]
-    monkeypatch.setattr(run_cmd, "make_llm", lambda settings: FakeMessagesListChatModel(responses=script))
-    monkeypatch.setattr(run_cmd, "make_tools", lambda settings, catalog=None: [reverse_tool()])
+    monkeypatch.setattr(build, "make_llm", lambda settings: FakeMessagesListChatModel(responses=script))
+    monkeypatch.setattr(build, "make_tools", lambda settings, catalog=None: [reverse_tool()])
 
 
 class StreamingAgent:
@@ -59,8 +59,8 @@ class StreamingAgent:
 
 
 def use_agent(monkeypatch, agent):
-    monkeypatch.setattr(run_cmd, "make_llm", lambda settings: None)
-    monkeypatch.setattr(run_cmd, "make_agent", lambda settings, llm: agent)
+    monkeypatch.setattr(build, "make_llm", lambda settings: None)
+    monkeypatch.setattr(build, "make_agent", lambda settings, llm: agent)
 
 
 def test_run_prints_answer_and_progress(scripted_react, capsys):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hugginggpt.cli import run_cmd
+from hugginggpt import build
 from hugginggpt.cli.main import main
 
 
@@ -19,8 +19,8 @@ def _nothing_may_load(monkeypatch, tmp_path):
     def fail(*args, **kwargs):
         raise AssertionError("a model was loaded or an agent built before the options were checked")
 
-    monkeypatch.setattr(run_cmd, "make_llm", fail)
-    monkeypatch.setattr(run_cmd, "make_agent", fail)
+    monkeypatch.setattr(build, "make_llm", fail)
+    monkeypatch.setattr(build, "make_agent", fail)
 
 
 def one_line_error(capsys, argv: list[str]) -> str:

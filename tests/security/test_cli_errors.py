@@ -9,6 +9,7 @@ import pytest
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage
 
+from hugginggpt import build
 from hugginggpt.cli import run_cmd
 from hugginggpt.cli.main import main
 
@@ -22,8 +23,8 @@ def _settings(monkeypatch, tmp_path):
     monkeypatch.setenv("HUGGINGGPT_CONFIG", str(tmp_path / "config.toml"))
     monkeypatch.chdir(tmp_path)
     script = [AIMessage("Thought: done\nFinal Answer: ok")]
-    monkeypatch.setattr(run_cmd, "make_llm", lambda settings: FakeMessagesListChatModel(responses=script))
-    monkeypatch.setattr(run_cmd, "make_tools", lambda settings, catalog=None: [])
+    monkeypatch.setattr(build, "make_llm", lambda settings: FakeMessagesListChatModel(responses=script))
+    monkeypatch.setattr(build, "make_tools", lambda settings, catalog=None: [])
 
 
 def one_line_error(capsys, argv: list[str]) -> str:

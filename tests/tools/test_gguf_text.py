@@ -111,7 +111,7 @@ def test_local_model_gguf_runs_summarization_and_the_run_records_the_model(tmp_p
 
 @pytest.mark.slow
 def test_the_controllers_own_model_serves_text_tasks_without_a_second_copy(tmp_path, smollm):
-    from hugginggpt.cli.run_cmd import offer_controller
+    from hugginggpt.build import offer_controller
     from hugginggpt.llm.llamacpp import LlamaCppChatModel
     from hugginggpt.tools.executors.hybrid import HybridExecutor
     from hugginggpt.tools.executors.local import LocalExecutor

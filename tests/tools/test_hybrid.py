@@ -203,3 +203,21 @@ def test_without_torch_hybrid_degrades_to_remote_with_a_note(monkeypatch, catalo
     assert any("torch not installed" in note for note in executor.notes)
     with pytest.raises(ModelLoadError, match="torch not installed"):
         default_executor(catalog, policy="local")
+
+
+def test_settings_pass_the_endpoint_to_the_executor_without_the_environment(monkeypatch, catalog, tmp_path):
+    """hugginggpt.build hands the settings' policy and endpoint to the executor as arguments; the
+    process environment is left as it was."""
+    import os
+
+    from hugginggpt.build import make_tools
+    from hugginggpt.config import load_settings
+
+    monkeypatch.delenv("HUGGINGGPT_ENDPOINT", raising=False)
+    (tmp_path / "config.toml").write_text("")
+    monkeypatch.setenv("HUGGINGGPT_CONFIG", str(tmp_path / "config.toml"))
+    settings = load_settings(execution="remote", endpoint="http://127.0.0.1:9/tgi")
+    tools = make_tools(settings, catalog)
+    executor = tools[0]._runtime.executor
+    assert executor.policy == "remote" and executor.remote.endpoint == "http://127.0.0.1:9/tgi"
+    assert "HUGGINGGPT_ENDPOINT" not in os.environ

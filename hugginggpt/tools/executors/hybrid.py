@@ -160,13 +160,15 @@ class HybridExecutor(Executor):
         return f"{what} can run neither locally nor remotely"
 
 
-def default_executor(catalog: "ModelCatalog | None" = None, policy: str | None = None) -> HybridExecutor:
-    """The executor configured by the environment.
+def default_executor(catalog: "ModelCatalog | None" = None, policy: str | None = None,
+                     endpoint: str | None = None) -> HybridExecutor:
+    """The executor for ``policy`` (``local`` | ``remote`` | ``hybrid``) and remote ``endpoint``.
 
-    ``HUGGINGGPT_EXECUTION``: policy (``hybrid`` default). ``HUGGINGGPT_ENDPOINT``: URL of an Inference
-    Endpoint or TGI/TEI server, else Inference Providers chosen by ``HUGGINGGPT_PROVIDER`` (``auto``).
-    The token is huggingface_hub's (``HF_TOKEN`` or a cached login). Without transformers/torch the
-    hybrid policy degrades to remote only, with a note in ``executor.notes``.
+    ``endpoint``: URL of an Inference Endpoint or TGI/TEI server, else Inference Providers chosen by
+    ``HUGGINGGPT_PROVIDER`` (``auto``). Left out, policy and endpoint come from ``HUGGINGGPT_EXECUTION``
+    (``hybrid`` default) and ``HUGGINGGPT_ENDPOINT``. The token is huggingface_hub's (``HF_TOKEN`` or
+    a cached login). Without transformers/torch the hybrid policy degrades to remote only, with a
+    note in ``executor.notes``.
     """
     from hugginggpt.tools.catalog import ModelCatalog
 
@@ -174,7 +176,7 @@ def default_executor(catalog: "ModelCatalog | None" = None, policy: str | None =
     if policy not in POLICIES:
         raise ValueError(f"unknown execution policy {policy!r} (HUGGINGGPT_EXECUTION); use one of {', '.join(POLICIES)}")
     catalog = catalog if catalog is not None else ModelCatalog()
-    endpoint = os.environ.get("HUGGINGGPT_ENDPOINT") or None
+    endpoint = endpoint or os.environ.get("HUGGINGGPT_ENDPOINT") or None
     provider = None if endpoint else os.environ.get("HUGGINGGPT_PROVIDER") or "auto"
     remote = RemoteExecutor(endpoint, provider=provider)
     # The local policy fetches Hub models on first use (nothing else could run them); hybrid does not,
