@@ -22,8 +22,7 @@ from langchain_core.outputs import LLMResult
 from hugginggpt.redact import is_secret_key, redact
 from hugginggpt.tools.results import clip
 
-#: Longer strings are cut in the trace, with a marker that says how much (a huge argument once made a
-#: 300 MB trace); the run itself saw the whole value.
+#: Longer strings are cut in the trace, with a marker that says how much; the run itself saw the whole value.
 TRACE_TEXT_CHARS = 100_000
 
 

@@ -17,7 +17,7 @@ from hugginggpt.tools.table import ArgSpec, TaskSpec
 
 MEDIA_HINT = "A local file path, an http(s) URL, or <resource>-N for the output of task N."
 #: The longest text (or path) argument a tool accepts, and the longest request an agent accepts: bounds
-#: what one request can cost in prompts, traces and parsers (a 50 MB argument once wrote a 300 MB trace).
+#: what one request can cost in prompts, traces and parsers.
 MAX_TEXT_CHARS = 200_000
 
 
@@ -135,13 +135,12 @@ PLAN_STEP_KEYS = ("step", "task", "id", "args")
 """The keys of one plan step as a planner writes it, in order.
 
 ``step`` comes first: a few words of the request saying the one thing this step does, written
-before the task is named, so the planner reads the request one action at a time and picks the
-task for that action (on development requests this gained n-F1 and e-F1 on chains; see
-docs/results/dev-ab/README.md, session 8). Validation ignores it.
+before the task is named. Validation ignores it.
 
-No ``dep``: a step's dependencies are the ``<resource>-N`` references in its arguments, so
-validation rebuilds ``dep`` from them (``agent/plan_repair.py``) and the planner need not spend
-tokens writing a list that could contradict them (LLMCompiler infers dependencies the same way).
+No ``dep``: a step's dependencies are the ``<resource>-N`` references in its arguments, and
+validation rebuilds ``dep`` from them (``agent/plan_repair.py``).
+
+Why: docs/results/design-notes.md.
 """
 
 
