@@ -4,6 +4,7 @@ a run's files are served only from inside its folder (no ``..``, absolute path, 
 from __future__ import annotations
 
 import re
+import secrets
 from pathlib import Path
 from typing import Any
 
@@ -41,19 +42,24 @@ def upload_suffix(data: bytes, filename: str | None) -> str:
 
 
 def store_upload(data: bytes, filename: str | None, folder: Path) -> Path:
-    """Write an upload's bytes under a safe unique name in ``folder``; returns the absolute path."""
+    """Write an upload's bytes under a safe unique name in ``folder``; returns the absolute path.
+
+    The name is the upload's own (made safe) when it is free, else that name with a random part:
+    one exclusive create each, never a search through taken names. Blocking: call it off the event loop.
+    """
     if not data:
         raise ApiError(400, f"upload {filename or '(unnamed)'!r} is empty", code="empty_upload")
     suffix = upload_suffix(data, filename)
     folder.mkdir(parents=True, exist_ok=True)
     stem = safe_stem(filename)
     path = folder / f"{stem}{suffix}"
-    n = 1
-    while path.exists():
-        path = folder / f"{stem}-{n}{suffix}"
-        n += 1
-    path.write_bytes(data)
-    return path.resolve()
+    while True:
+        try:
+            with path.open("xb") as handle:
+                handle.write(data)
+            return path.resolve()
+        except FileExistsError:
+            path = folder / f"{stem}-{secrets.token_hex(4)}{suffix}"
 
 
 async def read_upload(upload: Any, max_bytes: int) -> bytes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -13,8 +14,9 @@ from fastapi.responses import FileResponse, StreamingResponse
 from hugginggpt.cli.run_cmd import agent_input
 from hugginggpt.server.errors import ApiError
 from hugginggpt.server.files import confined_file, read_upload, store_upload
-from hugginggpt.server.messages import ChatRequest
+from hugginggpt.server.messages import ChatRequest, parse_messages
 from hugginggpt.server.runs import FINISHED, Run, RunRegistry
+from hugginggpt.server.settings import ServerSettings
 from hugginggpt.server.sse import HEARTBEAT_S, KEEP_ALIVE, SSE_HEADERS, read_json, sse
 
 router = APIRouter()
@@ -93,8 +95,8 @@ async def start_from_form(request: Request, runs: RunRegistry) -> Run:
         uploads = [f for key, f in form.multi_items() if key in FORM_FILES and not isinstance(f, str)]
         run = runs.create(agent if isinstance(agent, str) else None, plan_only=plan_only)
         try:
-            paths = [str(store_upload(await read_upload(f, settings.max_upload_bytes), f.filename,
-                                      run.folder / "uploads")) for f in uploads]
+            files = [(await read_upload(f, settings.max_upload_bytes), f.filename) for f in uploads]
+            paths = await asyncio.to_thread(store_uploads, files, run.folder / "uploads")
         except BaseException:
             runs.discard(run)
             raise
@@ -103,17 +105,23 @@ async def start_from_form(request: Request, runs: RunRegistry) -> Run:
     return runs.start(run, agent_input(text, history, paths))
 
 
+def store_uploads(files: list[tuple[bytes, str | None]], folder: Path) -> list[str]:
+    """Write each (bytes, file name) into ``folder`` (``store_upload``); their absolute paths."""
+    return [str(store_upload(data, name, folder)) for data, name in files]
+
+
+def chat_request(body: Any, settings: ServerSettings) -> ChatRequest:
+    """A chat body (JARVIS's and OpenAI's) read under the server's limits on text and attached files."""
+    return parse_messages(body, max_chars=settings.max_message_chars, max_files=settings.max_files,
+                          max_file_bytes=settings.max_upload_bytes)
+
+
 async def start_chat(runs: RunRegistry, chat: ChatRequest, agent: str | None, *, plan_only: bool = False) -> Run:
     """A run for a chat request (JARVIS and OpenAI bodies): files sent inside the messages are stored
     in the run's folder and given to the agent."""
     run = runs.create(agent, plan_only=plan_only)
     try:
-        paths = []
-        for data, name in chat.attachments:
-            if len(data) > runs.settings.max_upload_bytes:
-                raise ApiError(413, f"attached file {name!r} is larger than the limit of "
-                                    f"{runs.settings.max_upload_bytes} bytes", code="upload_too_large")
-            paths.append(str(store_upload(data, name, run.folder / "uploads")))
+        paths = await asyncio.to_thread(store_uploads, chat.attachments, run.folder / "uploads")
     except BaseException:
         runs.discard(run)
         raise

@@ -1,0 +1,44 @@
+"""Issue 23: what one hostile request may cost a running server (real uvicorn, local tools).
+
+Each test failed before its fix: the request was taken whole, or the server stalled, answered 500,
+or accepted a request from another site.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import httpx
+
+from tests.server.conftest import png
+
+
+def test_chat_attachments_are_counted_against_the_file_limits(make_server, tmp_path):
+    """Item 1: thousands of tiny data-URI images in one chat body were all written, each named by probing
+    the names taken before it, on the event loop."""
+    server = make_server(max_files=3)
+    pixel = "data:image/png;base64," + base64.b64encode(png(tmp_path / "p.png").read_bytes()).decode()
+    many = [{"type": "image_url", "image_url": {"url": pixel}}] * 2000 + [{"type": "text", "text": "describe"}]
+    with httpx.Client(base_url=server.url, timeout=60) as client:
+        for path in ("/v1/chat/completions", "/tasks", "/results", "/hugginggpt"):
+            response = client.post(path, json={"messages": [{"role": "user", "content": many}]})
+            assert response.status_code == 413, (path, response.status_code, response.text[:200])
+            assert "more than 3 files" in response.json()["error"]["message"]
+        assert list(server.settings.runs_dir.iterdir()) == []  # nothing was written
+        three = many[:3] + many[-1:]
+        response = client.post("/v1/chat/completions", json={"messages": [{"role": "user", "content": three}]})
+        assert response.status_code == 200, response.text[:300]
+        run = client.get(f"/runs/{response.json()['hugginggpt']['run_id']}").json()
+        uploads = sorted((server.settings.runs_dir / run["id"] / "uploads").iterdir())
+        assert len(uploads) == 3 and "attachment.png" in {u.name for u in uploads}  # the first keeps its name
+
+
+def test_an_attached_file_over_the_upload_limit_is_refused(make_server):
+    server = make_server(max_upload_bytes=1000)
+    big = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(3000)).decode()
+    content = [{"type": "input_audio", "input_audio": {"data": big, "format": "wav"}}, {"type": "text", "text": "x"}]
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        response = client.post("/hugginggpt", json={"messages": [{"role": "user", "content": content}]})
+        assert response.status_code == 413 and "limit of 1000 bytes" in response.json()["error"]["message"]
+        assert json.loads(response.text)["error"]["code"] == "upload_too_large"
