@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
@@ -187,7 +188,33 @@ def fallback_answer(outcomes: dict[int, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-_DECIMAL = re.compile(r"(?<![\w.])-?\d+\.\d+(?![\w.]*\d)")
+# A maximal run of word characters and dots, with the minus sign before it; each run is then read in
+# Python (``_numbers``): no pattern part looks ahead, so a long run of digits costs linear time.
+_WORD_RUN = re.compile(r"-?[\w.]+")
+_LEADING_DECIMAL = re.compile(r"\d+\.\d+")
+_LEADING_INTEGER = re.compile(r"\d+")
+_DIGIT = re.compile(r"\d")
+#: Integers longer than this are no result a task computed (and Python refuses to convert them).
+_MAX_INTEGER_DIGITS = 30
+
+
+def _numbers(text: str, leading: re.Pattern[str]) -> list[str]:
+    """The numbers ``leading`` reads at the start of each word of ``text`` (a word: letters, digits,
+    ``_`` and dots) when no digit follows in that word: ``0.87`` in ``0.87s`` and ``-0.5``, nothing
+    in ``1.2.3``, ``v0.5`` or ``0.5x2``."""
+    found = []
+    for run in _WORD_RUN.finditer(text):
+        word = run.group(0)
+        sign = "-" if word.startswith("-") else ""
+        if sign and word[1:2] in ("", "."):
+            continue
+        body = word[len(sign):]
+        if sign and run.start() > 0 and (text[run.start() - 1].isalnum() or text[run.start() - 1] in "_."):
+            sign = ""  # "x-1.5": the dash joins two words, it is no minus sign
+        number = leading.match(body)
+        if number is not None and not _DIGIT.search(body, number.end()):
+            found.append(sign + number.group(0))
+    return found
 
 
 def unknown_numbers(answer: str, shown: str) -> list[str]:
@@ -195,21 +222,38 @@ def unknown_numbers(answer: str, shown: str) -> list[str]:
     predictions) rounds to, as a value or a percentage (0.8734 allows 0.87 and 87.3). An integer of
     the prompt allows only itself with one decimal place (5 allows 5.0, while 0 does not allow
     0.0000: that precision was never computed)."""
-    values = [float(m.group(0)) for m in _DECIMAL.finditer(shown)]
-    integers = {int(m.group(0)) for m in re.finditer(r"(?<![\w.])-?\d+(?![\w.]*\d)", shown)}
+    values = np.array(sorted({float(text) for text in _numbers(shown, _LEADING_DECIMAL)}), dtype=np.float64)
+    integers = {int(text) for text in _numbers(shown, _LEADING_INTEGER) if len(text) <= _MAX_INTEGER_DIGITS}
     found: list[str] = []
-    for match in _DECIMAL.finditer(_URL.sub(" ", answer)):
-        text = match.group(0)
+    for text in dict.fromkeys(_numbers(_URL.sub(" ", answer), _LEADING_DECIMAL)):
+        if len(found) >= MAX_NUMBERS_NOTED:
+            break
         places = len(text.split(".")[1])
         number = float(text)
         if places == 1 and number.is_integer() and int(number) in integers:
             continue
-        if any(abs(round(v, places) - number) < 1e-12 or abs(round(v * 100, places) - number) < 1e-9
-               for v in values):
-            continue
-        if text not in found:
+        if not _rounds_to(values, places, number):
             found.append(text)
     return found
+
+
+#: The most invented numbers one answer's note lists (the first ones; the check stops there).
+MAX_NUMBERS_NOTED = 100
+
+
+def _rounds_to(values: np.ndarray, places: int, number: float) -> bool:
+    """Whether a value (or 100 times it: a percentage), rounded to ``places`` decimals, is ``number``.
+
+    numpy picks the few candidates in one pass; Python's exact ``round`` confirms them."""
+    step = 2 * 10.0 ** -min(places, 300) + 1e-9 * max(1.0, abs(number))  # numpy may round the other way
+    for scale, tolerance in ((1.0, 1e-12), (100.0, 1e-9)):
+        scaled = values * scale
+        with np.errstate(all="ignore"):
+            approx = np.round(scaled, min(places, 300))
+            near = ~np.isfinite(approx) | (np.abs(approx - number) <= step)
+        if any(abs(round(float(v), places) - number) < tolerance for v in scaled[near]):
+            return True
+    return False
 
 
 async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[str], config: RunnableConfig,
