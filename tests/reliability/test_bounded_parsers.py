@@ -46,3 +46,56 @@ def test_the_number_check_still_reads_numbers_as_before():
     assert unknown_numbers("It is 0.87 (87.3%), 5.0 apples, -0.25, 1.25, -1.25 and 3.3 and 7.5.", shown) == ["-1.25", "3.3"]
     assert unknown_numbers("0.5x2 and v0.5 are no numbers; 3.14s is", shown) == ["3.14"]
     assert unknown_numbers("a huge integer " + "9" * 5000 + ".0", "9" * 5000) == ["9" * 5000 + ".0"]
+
+
+HOSTILE_TURNS = {
+    "spaces after Action": "Action" + " " * N + "x",
+    "spaces around the tool": "Action:" + " " * N + "x" + " " * N + "\nAction Input: {}",
+    "newlines after the input": 'Action: echo\nAction Input: {"text": "a"}' + "\n" * N + "x",
+    "blank lines after the input": 'Action: echo\nAction Input: {"text": "a"}' + "\n \n" * (N // 3) + "x",
+    "many Action heads on one line": "Action:" * (N // 7) + "\nThought: x",
+    "spaces after Final": "Final" + " " * N + "Answer",
+    "a fence then spaces": "Action: echo\nAction Input: ```json" + " " * N,
+}
+
+
+@pytest.mark.parametrize("text", HOSTILE_TURNS.values(), ids=[k.replace(" ", "-") for k in HOSTILE_TURNS])
+def test_a_react_turn_is_read_in_linear_time(text: str):
+    from langchain_core.tools import StructuredTool
+
+    from hugginggpt.agent.react import ReActParseError, parse_step
+
+    echo = StructuredTool.from_function(lambda text: text, name="echo", description="Echo the text.")
+
+    def parse() -> None:
+        try:
+            parse_step(text, {"echo": echo})
+        except ReActParseError:
+            pass
+
+    assert cpu_seconds(parse) < CPU_BOUND_S
+
+
+def test_the_react_reader_still_reads_turns_as_before():
+    from langchain_core.tools import StructuredTool
+
+    from hugginggpt.agent.react import Action, FinalAnswer, ReActParseError, parse_step
+
+    echo = StructuredTool.from_function(lambda text: text, name="echo", description="Echo the text.")
+    step = parse_step('Thought: x\nAction 1 :  echo \t\n\n  Action 1 Input: {"text": "a"}\n  \nObservation: b', {"echo": echo})
+    assert isinstance(step, Action) and step.tool is echo and step.args == {"text": "a"}
+    final = parse_step("Final Answer: done\nAction: echo\nAction Input: {}", {"echo": echo})
+    assert isinstance(final, FinalAnswer) and final.answer.startswith("done")
+    with pytest.raises(ReActParseError, match="must be followed by an 'Action Input:' line"):
+        parse_step("Action: echo\n \nAction Input: {}", {"echo": echo})
+
+
+def test_tool_calls_in_model_text_read_deep_nesting_and_fenced_spaces_quickly():
+    from hugginggpt.llm.json_text import strip_fence
+    from hugginggpt.llm.tool_calls import parse_tool_calls
+
+    assert cpu_seconds(strip_fence, "```json" + " " * N) < CPU_BOUND_S
+    for text in ("[1," * N, '{"a":' * N, "```json" + " " * N):
+        parsed = parse_tool_calls(text, {"echo"})  # before: RecursionError out of the chat model
+        assert parsed.tool_calls == []
+        assert cpu_seconds(parse_tool_calls, text, {"echo"}) < CPU_BOUND_S
