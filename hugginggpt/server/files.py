@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+
+from starlette.datastructures import FormData
+from starlette.formparsers import MultiPartException, MultiPartParser
+from starlette.requests import Request
 
 from hugginggpt.server.errors import ApiError
 from hugginggpt.tools.resources.sniff import sniff_suffix
@@ -60,6 +65,70 @@ def store_upload(data: bytes, filename: str | None, folder: Path) -> Path:
             return path.resolve()
         except FileExistsError:
             path = folder / f"{stem}-{secrets.token_hex(4)}{suffix}"
+
+
+#: The header of an answer given before the body was read whole: the server closes the connection
+#: after it, so the client cannot go on sending the rest.
+CLOSE = {"Connection": "close"}
+
+
+class _TooLarge(MultiPartException):
+    """A file part or the whole form passed its limit (the parser closes its files, then we answer 413)."""
+
+
+class _CountingParser(MultiPartParser):
+    """Starlette's multipart parser, stopping at the first file part longer than ``max_file_bytes``."""
+
+    def __init__(self, *args: Any, max_file_bytes: int, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.max_file_bytes = max_file_bytes
+        self._file_bytes = 0
+
+    def on_part_begin(self) -> None:
+        super().on_part_begin()
+        self._file_bytes = 0
+
+    def on_part_data(self, data: bytes, start: int, end: int) -> None:
+        if self._current_part.file is not None:
+            self._file_bytes += end - start
+            if self._file_bytes > self.max_file_bytes:
+                raise _TooLarge(f"upload {self._current_part.file.filename!r} is larger than the limit of "
+                                f"{self.max_file_bytes} bytes")
+        super().on_part_data(data, start, end)
+
+
+async def read_form(request: Request, *, max_files: int, max_file_bytes: int, max_fields: int,
+                    max_part_size: int) -> FormData:
+    """The request's multipart form, its bytes counted as they arrive: 413 as soon as one file passes
+    ``max_file_bytes`` or the body passes what the limits allow a form, whether or not the client
+    declared a Content-Length; 400 for a malformed form."""
+    limit = max_file_bytes * max_files + max_part_size * max_fields + 65536
+    too_large = f"the form is larger than the limit of {max_file_bytes} bytes per file and {max_files} files"
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and len(declared) < 20 and int(declared) > limit:
+        raise ApiError(413, too_large, code="upload_too_large", headers=CLOSE)
+
+    async def counted() -> AsyncIterator[bytes]:
+        received = 0
+        async for chunk in request.stream():
+            received += len(chunk)
+            if received > limit:
+                raise _TooLarge(too_large)
+            yield chunk
+
+    stream = counted()
+    try:
+        parser = _CountingParser(request.headers, stream, max_files=max_files, max_fields=max_fields,
+                                 max_part_size=max_part_size, max_file_bytes=max_file_bytes)
+        return await parser.parse()
+    except _TooLarge as exc:
+        raise ApiError(413, exc.message, code="upload_too_large", headers=CLOSE) from None
+    except MultiPartException as exc:
+        raise ApiError(400, f"bad multipart form: {exc.message}", code="bad_upload") from None
+    except (KeyError, ValueError) as exc:  # no boundary, an undecodable header: the client sent a bad form
+        raise ApiError(400, f"bad multipart form: {exc}", code="bad_upload") from None
+    finally:
+        await stream.aclose()
 
 
 async def read_upload(upload: Any, max_bytes: int) -> bytes:

@@ -13,7 +13,7 @@ from fastapi.responses import FileResponse, StreamingResponse
 
 from hugginggpt.cli.run_cmd import agent_input
 from hugginggpt.server.errors import ApiError
-from hugginggpt.server.files import confined_file, read_upload, store_upload
+from hugginggpt.server.files import confined_file, read_form, read_upload, store_upload
 from hugginggpt.server.messages import ChatRequest, parse_messages
 from hugginggpt.server.runs import FINISHED, Run, RunRegistry
 from hugginggpt.server.settings import ServerSettings
@@ -70,18 +70,8 @@ def check_text(value: Any, max_chars: int) -> str:
 
 async def start_from_form(request: Request, runs: RunRegistry) -> Run:
     settings = runs.settings
-    declared = request.headers.get("content-length")
-    limit = settings.max_upload_bytes * settings.max_files + 4 * settings.max_message_chars + 65536
-    if declared and declared.isdigit() and int(declared) > limit:
-        raise ApiError(413, f"the upload is larger than the limit of {settings.max_upload_bytes} bytes per file "
-                            f"and {settings.max_files} files", code="upload_too_large")
-    try:
-        form = await request.form(max_files=settings.max_files, max_fields=16,
-                                  max_part_size=4 * settings.max_message_chars)
-    except ApiError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - multipart parser errors: the client sent a bad form
-        raise ApiError(400, f"bad multipart form: {getattr(exc, 'detail', None) or exc}", code="bad_upload") from None
+    form = await read_form(request, max_files=settings.max_files, max_file_bytes=settings.max_upload_bytes,
+                           max_fields=16, max_part_size=4 * settings.max_message_chars)
     try:
         check_fields(form.keys(), RUN_FIELDS + FORM_FILES)
         text = check_text(form.get("input"), settings.max_message_chars)

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import Request
 
 from hugginggpt.server.errors import ApiError
+from hugginggpt.server.files import CLOSE
 from hugginggpt.server.wire import wire_text
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
@@ -26,13 +27,15 @@ def sse(data: Any, *, event: str | None = None, id: int | None = None) -> str:
 async def read_json(request: Request, max_bytes: int) -> Any:
     """The request's JSON body; 413 past ``max_bytes``, 400 when it is not JSON (saying where)."""
     declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > max_bytes:
-        raise ApiError(413, f"the body is larger than the limit of {max_bytes} bytes", code="body_too_large")
+    too_large = ApiError(413, f"the body is larger than the limit of {max_bytes} bytes", code="body_too_large",
+                         headers=CLOSE)
+    if declared and declared.isdigit() and (len(declared) > 18 or int(declared) > max_bytes):
+        raise too_large
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
         if len(body) > max_bytes:
-            raise ApiError(413, f"the body is larger than the limit of {max_bytes} bytes", code="body_too_large")
+            raise too_large
     if not body.strip():
         raise ApiError(400, "empty body: send a JSON object", code="invalid_json")
     try:

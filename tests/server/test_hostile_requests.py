@@ -42,3 +42,36 @@ def test_an_attached_file_over_the_upload_limit_is_refused(make_server):
         response = client.post("/hugginggpt", json={"messages": [{"role": "user", "content": content}]})
         assert response.status_code == 413 and "limit of 1000 bytes" in response.json()["error"]["message"]
         assert json.loads(response.text)["error"]["code"] == "upload_too_large"
+
+
+def test_a_chunked_upload_without_content_length_stops_at_the_limit(make_server):
+    """Item 4: a multipart body sent in chunks, without Content-Length, was spooled whole (279 MiB of
+    300 sent) before the size check. Now the server answers 413 once a file passes the limit, and
+    the client gets to send only what the socket buffers hold beyond it."""
+    server = make_server(max_upload_bytes=64 * 1024, max_files=1)
+    sent = [0]
+    total = 128 << 20
+    boundary = "hostile-boundary"
+
+    def body():
+        head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"input\"\r\n\r\nx\r\n"
+                f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; filename=\"big.png\"\r\n"
+                "Content-Type: image/png\r\n\r\n").encode()
+        yield head
+        chunk = b"\x89PNG\r\n\x1a\n" + bytes((1 << 16) - 8)
+        while sent[0] < total:
+            sent[0] += len(chunk)
+            yield chunk
+
+    with httpx.Client(base_url=server.url, timeout=60) as client:
+        try:
+            response = client.post("/runs", content=body(),
+                                   headers={"content-type": f"multipart/form-data; boundary={boundary}"})
+        except httpx.TransportError:  # the server closed the connection while the client was still sending
+            response = None
+        if response is not None:
+            assert response.status_code == 413, response.text[:300]
+            assert "limit of 65536 bytes" in response.json()["error"]["message"]
+        assert sent[0] < 32 << 20, f"the client sent {sent[0] >> 20} MiB before the server stopped it"
+        assert list(server.settings.runs_dir.iterdir()) == []
+        assert client.get("/health").status_code == 200
