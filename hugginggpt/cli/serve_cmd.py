@@ -22,6 +22,9 @@ def register(subparsers: Any) -> None:
                         help="require 'Authorization: Bearer KEY' on every API route (default: $HUGGINGGPT_API_KEY)")
     parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
                         help="allow browser calls from this origin (repeatable; default: no CORS)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="answer requests sent to this host name too (repeatable; default: local names only, "
+                             "unless --host listens on all addresses)")
     parser.add_argument("--runs-dir", metavar="DIR",
                         help="folder of the runs' folders (default: <--trace-dir or $HUGGINGGPT_HOME>/server)")
     parser.add_argument("--max-active", type=int, default=4, metavar="N", help="runs executing at once (default 4)")
@@ -60,7 +63,7 @@ def server_settings(args: argparse.Namespace, settings: Any) -> Any:
                               max_active=args.max_active, max_queued=args.max_queued,
                               request_timeout=args.timeout, keep_runs_s=args.keep_runs,
                               max_upload_bytes=int(args.max_upload_mb * (1 << 20)),
-                              cors_origins=tuple(args.cors_origin), **options)
+                              cors_origins=tuple(args.cors_origin), allowed_hosts=tuple(args.allow_host), **options)
     except ValueError as exc:  # the message names the setting: say the flag instead
         message = str(exc)
         for setting, flag in FLAGS.items():

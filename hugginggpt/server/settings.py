@@ -19,7 +19,9 @@ class ServerSettings:
     ``max_active`` runs execute at once; up to ``max_queued`` more wait their turn in arrival order;
     past that a request gets 429 with ``Retry-After``. ``request_timeout`` bounds one run (seconds).
     Finished runs and their folders are kept ``keep_runs_s`` seconds (and at most ``max_kept_runs``
-    finished runs), then removed. ``cors_origins`` empty means no CORS headers at all.
+    finished runs), then removed. ``cors_origins`` empty means no CORS headers at all, and no request
+    from another origin (``same_origin.py``); ``allowed_hosts``: the ``Host`` names the server answers
+    besides the local ones (default: only local names, unless it listens on all addresses).
     """
 
     host: str = "127.0.0.1"
@@ -35,6 +37,7 @@ class ServerSettings:
     max_files: int = 8
     max_message_chars: int = 100_000
     cors_origins: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] = ()
     retry_after_s: int = 5
 
     def __post_init__(self) -> None:

@@ -24,8 +24,19 @@ def sse(data: Any, *, event: str | None = None, id: int | None = None) -> str:
     return head + "".join(f"data: {line}\n" for line in text.split("\n")) + "\n"
 
 
+def is_json_type(content_type: str) -> bool:
+    """Whether a Content-Type header names JSON (``application/json``, ``application/*+json``)."""
+    mime = content_type.split(";", 1)[0].strip().lower()
+    return mime == "application/json" or (mime.startswith("application/") and mime.endswith("+json"))
+
+
 async def read_json(request: Request, max_bytes: int) -> Any:
-    """The request's JSON body; 413 past ``max_bytes``, 400 when it is not JSON (saying where)."""
+    """The request's JSON body; 415 unless it is sent as JSON (an HTML form or a ``text/plain`` body is
+    what another site can make a browser send), 413 past ``max_bytes``, 400 when it is not JSON
+    (saying where)."""
+    if not is_json_type(request.headers.get("content-type", "")):
+        raise ApiError(415, "send the body as JSON, with the header 'Content-Type: application/json' "
+                            "(a run also takes a multipart/form-data form)", code="unsupported_media_type")
     declared = request.headers.get("content-length")
     too_large = ApiError(413, f"the body is larger than the limit of {max_bytes} bytes", code="body_too_large",
                          headers=CLOSE)

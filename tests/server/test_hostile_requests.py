@@ -75,3 +75,61 @@ def test_a_chunked_upload_without_content_length_stops_at_the_limit(make_server)
         assert sent[0] < 32 << 20, f"the client sent {sent[0] >> 20} MiB before the server stopped it"
         assert list(server.settings.runs_dir.iterdir()) == []
         assert client.get("/health").status_code == 200
+
+
+SIMPLE_CROSS_SITE = [
+    # what any web page can make the user's browser send without asking (no CORS preflight)
+    ("text/plain JSON", {"content-type": "text/plain;charset=UTF-8"}, b'{"input": "hi"}'),
+    ("an HTML form", {"content-type": "application/x-www-form-urlencoded"}, b"input=hi"),
+    ("no content type", {}, b'{"input": "hi"}'),
+]
+
+
+def test_a_keyless_server_refuses_what_other_sites_can_make_a_browser_send(make_server):
+    """Item 6: `text/plain` JSON, HTML forms and `Origin: http://evil.example` started runs on a
+    server without a key (the default on 127.0.0.1): any page the user visited could use it."""
+    server = make_server()
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        for what, headers, body in SIMPLE_CROSS_SITE:
+            for path in ("/runs", "/hugginggpt", "/v1/chat/completions", "/tasks"):
+                response = client.post(path, content=body, headers=headers)
+                assert response.status_code == 415, (what, path, response.status_code, response.text[:200])
+        evil = {"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"}
+        for method, path in [("POST", "/runs"), ("POST", "/v1/chat/completions"), ("POST", "/hugginggpt"),
+                             ("GET", "/v1/models"), ("GET", "/runs/x"), ("DELETE", "/runs/x"), ("GET", "/health")]:
+            response = client.request(method, path, json={"input": "hi"}, headers=evil)
+            assert response.status_code == 403, (method, path, response.status_code)
+            assert response.json()["error"]["code"] == "cross_site_request"
+        no_origin = client.post("/runs", json={"input": "hi"}, headers={"Sec-Fetch-Site": "cross-site"})
+        same_site = client.post("/runs", json={"input": "hi"}, headers={"Sec-Fetch-Site": "same-site"})
+        null_origin = client.post("/runs", json={"input": "hi"}, headers={"Origin": "null"})
+        assert (no_origin.status_code, same_site.status_code, null_origin.status_code) == (403, 403, 403)
+        assert list(server.settings.runs_dir.iterdir()) == []  # nothing ran
+        # its own page, a plain link to it, and clients that are no browser all still work
+        own = client.post("/runs", json={"input": "hi"},
+                          headers={"Origin": server.url, "Sec-Fetch-Site": "same-origin"})
+        assert own.status_code == 201
+        assert client.post("/runs", json={"input": "hi"}).status_code == 201
+        assert client.get("/", headers={"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate"}).status_code == 200
+
+
+def test_dns_rebinding_gets_no_answer_and_configured_names_do(make_server):
+    """Item 6: any Host header was answered, so a site whose name was re-pointed at 127.0.0.1 could
+    read the runs. Only local names are answered, plus those the server is told (--allow-host)."""
+    server = make_server()
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        for host in ("evil.example", "evil.example:8000", "127.0.0.1.evil.example", "[::2]"):
+            response = client.get("/v1/models", headers={"Host": host})
+            assert response.status_code == 400 and response.json()["error"]["code"] == "host_not_allowed", host
+        for host in ("localhost", f"127.0.0.1:{server.port}", "LOCALHOST.", "app.localhost:9", "[::1]:80"):
+            assert client.get("/v1/models", headers={"Host": host}).status_code == 200, host
+    named = make_server(allowed_hosts=("gpu-box.lan",))
+    with httpx.Client(base_url=named.url, timeout=30) as client:
+        assert client.get("/v1/models", headers={"Host": "gpu-box.lan:8000"}).status_code == 200
+        assert client.get("/v1/models", headers={"Host": "other.lan"}).status_code == 400
+    ui = make_server(cors_origins=("https://ui.example",))
+    with httpx.Client(base_url=ui.url, timeout=30) as client:  # a configured UI on another origin is no stranger
+        response = client.post("/runs", json={"input": "hi"},
+                               headers={"Origin": "https://ui.example", "Sec-Fetch-Site": "cross-site"})
+        assert response.status_code == 201
+        assert response.headers["access-control-allow-origin"] == "https://ui.example"
