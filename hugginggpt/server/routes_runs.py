@@ -17,6 +17,7 @@ from hugginggpt.server.files import confined_file, read_form, read_upload, store
 from hugginggpt.server.messages import ChatRequest, parse_messages
 from hugginggpt.server.runs import FINISHED, Run, RunRegistry
 from hugginggpt.server.settings import ServerSettings
+from hugginggpt.server.stages import media_kind
 from hugginggpt.server.sse import HEARTBEAT_S, KEEP_ALIVE, SSE_HEADERS, read_json, sse
 
 router = APIRouter()
@@ -171,10 +172,13 @@ async def run_events(run_id: str, request: Request) -> StreamingResponse:
 
 @router.get("/runs/{run_id}/files/{name:path}")
 async def run_file(run_id: str, name: str, request: Request, download: bool = False) -> FileResponse:
+    """A file of the run: media inline (unless ``download``), anything else as an attachment, so a
+    browser never renders a file a model or a download wrote as a page (``headers.py`` adds nosniff
+    and a sandbox policy)."""
     run = registry(request).get(run_id)
     path = confined_file(run.folder, name)
-    return FileResponse(path, filename=path.name if download else None,
-                        content_disposition_type="attachment" if download else "inline")
+    inline = not download and media_kind(path.name) != "file"
+    return FileResponse(path, filename=path.name, content_disposition_type="inline" if inline else "attachment")
 
 
 @router.delete("/runs/{run_id}")

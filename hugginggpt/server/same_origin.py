@@ -25,13 +25,12 @@ from typing import Any
 from starlette.datastructures import Headers
 
 from hugginggpt.server.errors import error_response
+from hugginggpt.server.headers import is_page
 from hugginggpt.server.settings import ServerSettings
 
 Scope = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
 
-#: Where a cross-site navigation may land: the chat page and its files (no side effects, nothing to read).
-PAGE_PATHS = ("/", "/static/")
 #: ``Sec-Fetch-Site`` values of a request this server's own page, or the user, made.
 OWN_SITES = frozenset({"same-origin", "none"})
 ANY_INTERFACE = frozenset({"0.0.0.0", "::", ""})
@@ -109,7 +108,6 @@ class SameOriginGuard:
         site = headers.get("sec-fetch-site")
         if site is None or site in OWN_SITES:
             return None
-        if scope.get("method") in ("GET", "HEAD") and (
-                scope["path"] == PAGE_PATHS[0] or scope["path"].startswith(PAGE_PATHS[1])):
-            return None  # a link to the chat page from elsewhere
+        if scope.get("method") in ("GET", "HEAD") and is_page(scope["path"]):
+            return None  # a link to the chat page from elsewhere (no side effects, nothing to read)
         return f"Sec-Fetch-Site {site!r}"

@@ -133,3 +133,30 @@ def test_dns_rebinding_gets_no_answer_and_configured_names_do(make_server):
                                headers={"Origin": "https://ui.example", "Sec-Fetch-Site": "cross-site"})
         assert response.status_code == 201
         assert response.headers["access-control-allow-origin"] == "https://ui.example"
+
+
+def test_run_files_cannot_act_as_pages_of_the_server(make_server, tmp_path):
+    """Item 7 (server side): run files were served inline with whatever type their name gave, and no
+    answer carried nosniff or a content security policy."""
+    server = make_server()
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        image = png(tmp_path / "cat.png")
+        with image.open("rb") as handle:
+            files = [("files", ("cat.png", handle, "image/png")),
+                     ("files", ("notes.md", b"<script>alert(1)</script>", "text/markdown"))]
+            run_id = client.post("/runs", data={"input": "hi"}, files=files).json()["id"]
+        client.get(f"/runs/{run_id}/events")
+        trace = client.get(f"/runs/{run_id}").json()["trace"]
+        for name, disposition in (("uploads/cat.png", "inline"), ("uploads/notes.md", "attachment"),
+                                  (trace, "attachment")):
+            response = client.get(f"/runs/{run_id}/files/{name}")
+            assert response.status_code == 200, name
+            assert response.headers["content-disposition"].startswith(disposition), (name, response.headers)
+            assert response.headers["x-content-type-options"] == "nosniff"
+            assert response.headers["content-security-policy"].startswith("sandbox")
+        for path in ("/v1/models", "/health", "/runs/nope"):
+            headers = client.get(path).headers
+            assert headers["x-content-type-options"] == "nosniff" and "sandbox" in headers["content-security-policy"]
+        page = client.get("/").headers
+        assert page["x-content-type-options"] == "nosniff"
+        assert "default-src 'self'" in page["content-security-policy"] and "sandbox" not in page["content-security-policy"]

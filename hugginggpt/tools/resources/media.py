@@ -141,9 +141,9 @@ def _head(path: Path, n: int = 64) -> bytes:
 
 
 def check_kind(path: str | Path, kind: str | None) -> Path:
-    """Raise ``ResourceError`` unless the file's content is of ``kind`` (image, audio, video).
+    """Raise ``ResourceError`` unless the file's content is of ``kind`` (image, audio, video, table).
 
-    Other kinds (text, table, None) are not checked. Returns the path for chaining.
+    Other kinds (text, None) are not checked. Returns the path for chaining.
     """
     path = Path(path)
     if kind == "image":
@@ -152,7 +152,27 @@ def check_kind(path: str | Path, kind: str | None) -> Path:
         _check_audio(path)
     elif kind == "video" and not is_video_head(_head(path)):
         raise ResourceError(None, f"not a video (MP4, MOV, WebM, MKV, AVI or GIF): {path}")
+    elif kind == "table":
+        _check_table(path)
     return path
+
+
+#: Suffixes of files a browser runs as a page or a script: never a table, whatever their content.
+_ACTIVE_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".svg", ".xml", ".js", ".mjs"})
+
+
+def _check_table(path: Path) -> None:
+    """A table file must be text a CSV reader can take: not media, not markup (HTML, SVG, XML),
+    no NUL bytes, UTF-8 in its first bytes. Checked before anything reads or keeps it."""
+    head = _head(path, 4096)
+    text = head.lstrip(b"\xef\xbb\xbf").lstrip()
+    if path.suffix.lower() in _ACTIVE_SUFFIXES or sniff_suffix(head) or b"\x00" in head or text[:1] == b"<":
+        raise ResourceError(None, f"not a table (CSV text): {path.name}")
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 3:  # not only a character cut at the end of the first bytes
+            raise ResourceError(None, f"not a table (CSV text): {path.name} is not UTF-8 text") from None
 
 
 def _check_image(path: Path) -> None:
