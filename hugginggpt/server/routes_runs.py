@@ -155,8 +155,10 @@ async def get_run(run_id: str, request: Request) -> dict[str, Any]:
 async def run_events(run_id: str, request: Request) -> StreamingResponse:
     """SSE of the run's events from the start (or after ``Last-Event-ID``), ending with ``end``."""
     run = registry(request).get(run_id)
-    last = request.headers.get("last-event-id", "")
-    start = int(last) + 1 if last.isdigit() else 0
+    last = request.headers.get("last-event-id", "").strip()
+    if last and not (last.isdigit() and len(last) <= 18):
+        raise ApiError(400, "Last-Event-ID must be the number of an event of this run", code="invalid_event_id")
+    start = int(last) + 1 if last else 0
 
     async def stream():
         index = start

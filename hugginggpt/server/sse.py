@@ -56,6 +56,8 @@ async def read_json(request: Request, max_bytes: int) -> Any:
     except json.JSONDecodeError as exc:
         raise ApiError(400, f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
                        code="invalid_json") from None
+    except RecursionError:
+        raise ApiError(400, "malformed JSON: nested too deeply", code="invalid_json") from None
     except UnicodeError:
         raise ApiError(400, "malformed JSON: the body is not UTF-8 text (or escapes a lone surrogate such as \\ud800)",
                        code="invalid_json") from None

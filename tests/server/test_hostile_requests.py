@@ -160,3 +160,19 @@ def test_run_files_cannot_act_as_pages_of_the_server(make_server, tmp_path):
         page = client.get("/").headers
         assert page["x-content-type-options"] == "nosniff"
         assert "default-src 'self'" in page["content-security-policy"] and "sandbox" not in page["content-security-policy"]
+
+
+def test_deep_json_and_a_huge_last_event_id_are_client_errors(make_server):
+    """Low items: a JSON body nested 100,000 deep and a Last-Event-ID of 5,000 digits answered 500."""
+    server = make_server()
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        for path in ("/runs", "/v1/chat/completions", "/hugginggpt"):
+            for deep in ("[" * 100_000 + "]" * 100_000, '{"input": ' + "[" * 100_000):
+                response = client.post(path, content=deep.encode(), headers={"content-type": "application/json"})
+                assert response.status_code == 400, (path, response.status_code, response.text[:200])
+        run_id = client.post("/runs", json={"input": "hi"}).json()["id"]
+        response = client.get(f"/runs/{run_id}/events", headers={"Last-Event-ID": "9" * 5000})
+        assert response.status_code == 400 and "Last-Event-ID" in response.json()["error"]["message"]
+        events = client.get(f"/runs/{run_id}/events", headers={"Last-Event-ID": "0"}).text
+        assert "event: end" in events and "id: 0\n" not in events  # resumes after event 0
+
