@@ -176,3 +176,12 @@ def test_deep_json_and_a_huge_last_event_id_are_client_errors(make_server):
         events = client.get(f"/runs/{run_id}/events", headers={"Last-Event-ID": "0"}).text
         assert "event: end" in events and "id: 0\n" not in events  # resumes after event 0
 
+
+def test_a_key_with_non_ascii_characters_can_match(make_server):
+    """Low item: the header's bytes were compared as Latin-1 text re-encoded as UTF-8, so a key such
+    as 'clé-ñ' could never match."""
+    server = make_server(api_key="clé-ñ")
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        right = client.get("/v1/models", headers={"Authorization": "Bearer clé-ñ".encode()})
+        wrong = client.get("/v1/models", headers={"Authorization": "Bearer cle-n".encode()})
+        assert (right.status_code, wrong.status_code) == (200, 401)
