@@ -185,3 +185,34 @@ def test_a_key_with_non_ascii_characters_can_match(make_server):
         right = client.get("/v1/models", headers={"Authorization": "Bearer clé-ñ".encode()})
         wrong = client.get("/v1/models", headers={"Authorization": "Bearer cle-n".encode()})
         assert (right.status_code, wrong.status_code) == (200, 401)
+
+
+def test_a_runs_events_keep_tool_results_clipped_as_the_trace_does(tmp_path):
+    """Low item: 12 results of 1 MB were kept whole, twice (task_end and the final output): 24.6 MB
+    of events per run, for as long as the server keeps the run."""
+    import asyncio
+
+    from hugginggpt.agent.trace import TRACE_TEXT_CHARS
+    from hugginggpt.server import ServerSettings
+    from hugginggpt.server.agents import AgentPool
+    from hugginggpt.server.runs import RunRegistry
+
+    big = "x" * (1 << 20)
+    results = {i: {"task": "echo", "status": "ok", "result": {"text": big}, "error": None} for i in range(12)}
+
+    class Chatty:
+        async def astream_stage_events(self, input, config=None):
+            for i in range(12):
+                yield {"event": "task_end", "t": 0.0, "id": i, "task": "echo", "result": {"text": big}, "seconds": 0}
+            yield {"event": "final", "t": 0.0, "output": {"output": "done", "results": results}}
+
+    async def run_once() -> int:
+        registry = RunRegistry(ServerSettings(runs_dir=tmp_path / "runs"), AgentPool({"global": Chatty()}))
+        run = registry.create(None)
+        await registry._consume(run, Chatty())
+        assert run.output["output"] == "done"
+        assert run.output["results"][0]["result"]["text"].startswith("x" * TRACE_TEXT_CHARS)
+        return len(json.dumps(run.events))
+
+    size = asyncio.run(run_once())
+    assert size < 24 * (TRACE_TEXT_CHARS + 1000), f"{size / (1 << 20):.1f} MiB of events"
