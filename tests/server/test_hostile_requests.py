@@ -216,3 +216,40 @@ def test_a_runs_events_keep_tool_results_clipped_as_the_trace_does(tmp_path):
 
     size = asyncio.run(run_once())
     assert size < 24 * (TRACE_TEXT_CHARS + 1000), f"{size / (1 << 20):.1f} MiB of events"
+
+
+def test_connections_that_never_finish_their_headers_are_closed(make_server):
+    """Low item: sockets that never finished their headers stayed open forever (50 of 50 after 65 s).
+    The deadline is the behaviour under test, so it is measured in wall time, with a wide margin."""
+    import socket
+
+    server = make_server(header_timeout_s=0.5)
+    stalled = []
+    for opening in (b"", b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n", b"POST /runs HTT"):
+        sock = socket.create_connection(("127.0.0.1", server.port))
+        sock.sendall(opening)
+        sock.settimeout(15)
+        stalled.append(sock)
+    with socket.create_connection(("127.0.0.1", server.port)) as polite:  # a whole request still works,
+        polite.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")  # then the next one is due too
+        polite.settimeout(15)
+        assert polite.recv(65536).startswith(b"HTTP/1.1 200")
+        polite.sendall(b"GET /health HTTP/1.1\r\n")
+        assert _closed(polite)
+    for sock in stalled:
+        with sock:
+            assert _closed(sock)
+
+
+def _closed(sock) -> bool:
+    """Whether the server closes ``sock`` (reads until the end of the stream; False on a timeout)."""
+    import socket
+
+    try:
+        while sock.recv(65536):
+            pass
+    except socket.timeout:
+        return False
+    except ConnectionResetError:
+        pass
+    return True
