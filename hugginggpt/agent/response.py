@@ -17,6 +17,7 @@ import re
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import numpy as np
 from langchain_core.language_models import BaseChatModel
@@ -37,11 +38,20 @@ from hugginggpt.tools.results import FILE_KINDS, clip_values, summarize
 #: The suffixes of files an answer may name: media (one list, in tools/resources/sniff.py) and data files.
 MEDIA_SUFFIXES = sorted({s.lstrip(".") for kind in SUFFIXES_BY_KIND.values() for s in kind}
                         | {"csv", "json", "txt", "pdf", "npy"})
+#: Documents, archives, keys, databases and model files: a name with one of these (or a media suffix)
+#: is a file the answer claims. Suffixes that are also words of prose (``Node.js``, ``example.com``) are not.
+DOCUMENT_SUFFIXES = ("doc", "docx", "odt", "rtf", "xls", "xlsx", "ods", "ppt", "pptx", "odp", "epub", "zip", "tar",
+                     "gz", "tgz", "bz2", "xz", "7z", "rar", "xml", "yaml", "yml", "toml", "ini", "cfg", "log", "db",
+                     "sqlite", "pem", "key", "crt", "p12", "pfx", "kdbx", "parquet", "pkl", "h5", "pt", "pth",
+                     "safetensors", "onnx", "gguf", "exe", "dll", "sh", "bat", "ps1", "html", "htm", "tsv", "srt")
+FILE_SUFFIXES = sorted(set(MEDIA_SUFFIXES) | set(DOCUMENT_SUFFIXES))
 # A maximal run of path characters; each run is then judged in Python (no backtracking: linear time).
 _PATH_RUN = re.compile(r"[\w.\-/\\~:%+@]+")
 _URL = re.compile(r"(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]*://\S+", re.IGNORECASE)
+_FILE_URL = re.compile(r"(?<![a-z0-9+.\-])file:\S+", re.IGNORECASE)
 _ROOTED = re.compile(r"(?:/|\\\\|~[\w.\-]*/|[A-Za-z]:[\\/])[\w.\-~]")  # /x, \\host, ~/x, ~user/x, C:\x
-_MEDIA_NAME = re.compile(r"[\w\-]\.(?:" + "|".join(MEDIA_SUFFIXES) + r")$", re.IGNORECASE)
+_FILE_NAME = re.compile(r"[\w\-]\.(?:" + "|".join(FILE_SUFFIXES) + r")$", re.IGNORECASE)
+_SEPARATOR = re.compile(r"[\\/]")
 #: Arguments longer than this are cut in the response prompt (with a marker saying how much).
 PROMPT_ARG_CHARS = 2000
 
@@ -145,27 +155,46 @@ def known_files(outcomes: dict[int, dict[str, Any]], inputs: list[str | Path]) -
 
 def _mentioned_path(run: str) -> str | None:
     """The path a run of path characters names: any absolute or home path (``/etc/passwd``,
-    ``~/.ssh/id_rsa``, ``C:\\x``), or a file name with a media suffix (``out.png``); else None."""
-    run = run.strip(".:,")
-    if _ROOTED.match(run) or _MEDIA_NAME.search(run):
+    ``~/.ssh/id_rsa``, ``C:\\x``), a relative path through a hidden or parent folder (``.ssh/id_rsa``,
+    ``../secret``), or a file name with a media, data or document suffix (``out.png``, ``report.docx``);
+    else None."""
+    run = run.rstrip(".:,").lstrip(":,")
+    if run.startswith("..."):  # an ellipsis before a name
+        run = run.lstrip(".")
+    if _ROOTED.match(run) or _FILE_NAME.search(run):
+        return run
+    parts = _SEPARATOR.split(run)
+    if len(parts) > 1 and any(part == ".." or (part.startswith(".") and part.strip(".")) for part in parts):
         return run
     return None
 
 
 def unknown_paths(answer: str, files: set[str]) -> list[str]:
     """Paths the answer mentions that are neither an input nor a generated file (nor inside an input
-    folder): every absolute or home path, and every media file name."""
+    folder): every absolute or home path, ``file:`` URL, relative path through a hidden or parent
+    folder, and file name with a media, data or document suffix."""
     allowed = {str(Path(f)) for f in files} | {Path(f).name for f in files}
     folders = [Path(f) for f in files if Path(f).is_absolute()]
-    text = _URL.sub(" ", answer)
+
+    def known(path: Path) -> bool:
+        return str(path) in allowed or any(path.is_relative_to(folder) for folder in folders)
+
     found: list[str] = []
+    for match in _FILE_URL.finditer(answer):
+        url = match.group(0).rstrip(".,;:)]}'\"")
+        try:
+            named = Path(unquote(urlsplit(url).path))
+        except ValueError:
+            named = None
+        if (named is None or not known(named)) and url not in found:
+            found.append(url)
+    text = _URL.sub(" ", _FILE_URL.sub(" ", answer))
     for match in _PATH_RUN.finditer(text):
         mention = _mentioned_path(match.group(0))
         if mention is None or mention in found or mention in allowed or str(Path(mention)) in allowed:
             continue
-        path = expand_home(mention)
-        if str(path) in allowed or any(path.is_relative_to(folder) for folder in folders):
-            continue
+        if known(expand_home(mention)) or any(f.endswith("/" + mention.replace("\\", "/")) for f in allowed):
+            continue  # a known file, or the end of one's path ("outputs/a.png")
         found.append(mention)
     return found
 

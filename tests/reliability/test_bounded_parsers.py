@@ -99,3 +99,12 @@ def test_tool_calls_in_model_text_read_deep_nesting_and_fenced_spaces_quickly():
         parsed = parse_tool_calls(text, {"echo"})  # before: RecursionError out of the chat model
         assert parsed.tool_calls == []
         assert cpu_seconds(parse_tool_calls, text, {"echo"}) < CPU_BOUND_S
+
+
+@pytest.mark.parametrize("text", ["a.docx." * (N // 7), "file:" * (N // 5), "file:///" + "a/" * (N // 2),
+                                  "../" * (N // 3) + "x", ".a/" * (N // 3)],
+                         ids=["document-names", "file-urls", "a-long-file-url", "parents", "hidden-folders"])
+def test_the_answer_path_check_runs_in_linear_time(text: str):
+    from hugginggpt.agent.response import unknown_paths
+
+    assert cpu_seconds(unknown_paths, text, {"/runs/r1/outputs/a.png"}) < CPU_BOUND_S
