@@ -75,7 +75,7 @@ class FunctionCallingAgent(ToolLoopAgent):
     agent_name = "function-calling"
 
     async def _loop(self, run: AgentRun, calls: ToolTrace) -> str:
-        graph = create_agent(self.llm, self.tools, system_prompt=load_prompt("function_calling"),
+        graph = create_agent(self.turn_llm, self.tools, system_prompt=load_prompt("function_calling"),
                              middleware=[RunGuard(self, run, calls)], name=self.agent_name)
         messages = [*run.request.chat_history, HumanMessage(run.request.user_text())]
         # Last resort only: the guard stops the run long before (model + tools node per step).

@@ -176,7 +176,7 @@ class ReActAgent(ToolLoopAgent):
         messages: list[BaseMessage] = [SystemMessage(system), *run.request.chat_history,
                                        HumanMessage(run.request.user_text())]
         tools = {t.name: t for t in self.tools}
-        llm = self.llm.bind(stop=STOP)
+        llm = self.turn_llm.bind(stop=STOP)
         last_text = ""
         while run.budget.take_llm_call():
             last_text = content_text(await self.ask(run, llm, messages))

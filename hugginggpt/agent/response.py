@@ -29,6 +29,7 @@ from hugginggpt.agent.request import trim_history
 from hugginggpt.agent.trace import Trace
 from hugginggpt.errors import LLMError
 from hugginggpt.llm.content import content_text, finish_reason
+from hugginggpt.llm.token_limits import RESPONSE_MAX_TOKENS, bounded, token_limit
 from hugginggpt.paths import expand_home
 from hugginggpt.prompts import load_prompt, render_prompt
 from hugginggpt.tools.resources.refs import CANONICAL_REF
@@ -292,7 +293,7 @@ async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[s
 
     With ``outcomes`` (the run's tasks): when none succeeded, the answer is
     ``nothing_succeeded_answer`` and the LLM is not called (trace: ``response_llm`` = "skipped");
-    otherwise the LLM's answer about the successes, checked (a note corrects file paths and
+    otherwise the LLM's answer about the successes (at most ``RESPONSE_MAX_TOKENS`` tokens), checked (a note corrects file paths and
     decimal numbers that no task produced; trace: ``invented_numbers``), then
     ``failure_report``. An empty LLM answer is replaced by ``fallback_answer(outcomes)`` (recorded
     in the trace as ``response_fallback``).
@@ -303,6 +304,7 @@ async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[s
             trace.set("response_llm", "skipped: no task produced a result")
         return nothing_succeeded_answer(outcomes), []
     started = time.perf_counter()
+    llm = bounded(llm, RESPONSE_MAX_TOKENS)
     try:
         message = await llm.ainvoke(messages, config)
         answer = content_text(message).strip()
@@ -310,7 +312,8 @@ async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[s
         raise LLMError(f"response: the LLM call failed: {type(exc).__name__}: {exc}") from exc
     if trace is not None:
         trace.add_llm_call("response", [m.model_dump() for m in messages], answer,
-                           seconds=round(time.perf_counter() - started, 6), finish_reason=finish_reason(message))
+                           seconds=round(time.perf_counter() - started, 6), finish_reason=finish_reason(message),
+                           max_tokens=token_limit(llm))
     if not answer:
         answer = fallback_answer(outcomes)
         if trace is not None:

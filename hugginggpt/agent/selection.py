@@ -25,6 +25,7 @@ from hugginggpt.llm.structured import ConstrainedCache, Structured
 from hugginggpt.agent.trace import Trace
 from hugginggpt.llm.content import content_text, finish_reason
 from hugginggpt.llm.json_text import find_json
+from hugginggpt.llm.token_limits import bounded, selection_max_tokens, token_limit
 from hugginggpt.prompts import render_prompt
 
 Selection = dict[str, Any]  # {"model": str, "reason": str}
@@ -171,13 +172,14 @@ class ModelSelector:
         messages = [HumanMessage(prompt)]
         started = time.perf_counter()
         raw_text, answer, message = "", None, None
+        max_tokens = selection_max_tokens(len(choices))  # an id and a short reason per task
         try:
-            constrained = self.constrained.get(selection_schema(choices))
+            constrained = self.constrained.get(selection_schema(choices), max_tokens=max_tokens)
             if constrained is not None:
                 result = await constrained.ainvoke(messages, config)
                 message, answer = result.get("raw"), result.get("parsed")
             else:
-                message = await self.llm.ainvoke(messages, config)
+                message = await bounded(self.llm, max_tokens).ainvoke(messages, config)
             raw_text = content_text(message)
             if answer is None:
                 answer = find_json(raw_text, lambda value: isinstance(value, dict))
@@ -185,6 +187,7 @@ class ModelSelector:
             answer = {"error": f"{type(exc).__name__}: {exc}"}
         if self.trace is not None:
             self.trace.add_llm_call("selection", prompt, raw_text or answer,
-                                    seconds=round(time.perf_counter() - started, 6), finish_reason=finish_reason(message))
+                                    seconds=round(time.perf_counter() - started, 6), finish_reason=finish_reason(message),
+                                    max_tokens=token_limit(bounded(self.llm, max_tokens)))
         return answer
 

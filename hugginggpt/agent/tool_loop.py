@@ -24,6 +24,7 @@ from hugginggpt.agent.run import Agent, AgentRun
 from hugginggpt.agent.tool_trace import ToolTrace
 from hugginggpt.errors import LLMError
 from hugginggpt.llm.content import content_text, finish_reason
+from hugginggpt.llm.token_limits import TURN_MAX_TOKENS, bounded, token_limit
 
 #: Runs a tool call (``{"name", "args", "id", "type": "tool_call"}``) and returns its ToolMessage.
 CallTool = Callable[[dict[str, Any]], Awaitable[Any]]
@@ -71,8 +72,14 @@ class ToolLoopAgent(Agent):
         await run.emit(ev.RESPONSE, output=answer, invented_paths=invented)
         yield {"plan": calls.plan, "results": results, "output": answer}
 
+    @property
+    def turn_llm(self) -> BaseChatModel:
+        """The controller as each turn asks it: at most ``TURN_MAX_TOKENS`` answer tokens."""
+        return bounded(self.llm, TURN_MAX_TOKENS)
+
     async def ask(self, run: AgentRun, llm: Any, messages: list[BaseMessage]) -> Any:
-        """One LLM turn, recorded in the trace and reported as an ``llm_step`` event."""
+        """One LLM turn (``llm``: ``turn_llm``, perhaps bound to more), recorded in the trace and reported
+        as an ``llm_step`` event."""
         started = time.perf_counter()
         try:
             reply = await llm.ainvoke(messages, config=run.config)
@@ -81,13 +88,16 @@ class ToolLoopAgent(Agent):
         await self.record_turn(run, messages, reply, round(time.perf_counter() - started, 6))
         return reply
 
-    @staticmethod
-    async def record_turn(run: AgentRun, messages: list[Any], reply: Any, seconds: float) -> None:
+    async def record_turn(self, run: AgentRun, messages: list[Any], reply: Any, seconds: float) -> None:
+        """The turn in the trace (with its token bound), its ``llm_step`` event, and an ``llm_cut_off``
+        event when its answer was cut at the bound or stopped repeating itself."""
         text = content_text(reply)
         calls = [{"name": c["name"], "args": c["args"]} for c in getattr(reply, "tool_calls", None) or []]
         run.trace.add_llm_call("agent", list(messages), reply if calls else text,
-                               getattr(reply, "usage_metadata", None), seconds, finish_reason(reply))
+                               getattr(reply, "usage_metadata", None), seconds, finish_reason(reply),
+                               max_tokens=token_limit(self.turn_llm))
         await run.emit(ev.LLM_STEP, step=run.budget.llm_calls, text=text, tool_calls=calls, seconds=seconds)
+        await run.report_cut_offs()
 
     @staticmethod
     async def call_tool(run: AgentRun, calls: ToolTrace, call: dict[str, Any], invoke: CallTool) -> Any:

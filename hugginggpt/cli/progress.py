@@ -150,4 +150,6 @@ def describe(event: dict[str, Any]) -> str | None:
         return f"task {event.get('id')} {event.get('task')}: {status}{took}" + (f": {outcome}" if outcome else "")
     if name == "response":
         return "response: ready"
+    if name == "llm_cut_off":
+        return f"note: {event.get('note') or 'an LLM answer was cut off'}"
     return None
