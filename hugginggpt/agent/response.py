@@ -293,8 +293,8 @@ async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[s
 
     With ``outcomes`` (the run's tasks): when none succeeded, the answer is
     ``nothing_succeeded_answer`` and the LLM is not called (trace: ``response_llm`` = "skipped");
-    otherwise the LLM's answer about the successes (at most ``RESPONSE_MAX_TOKENS`` tokens), checked (a note corrects file paths and
-    decimal numbers that no task produced; trace: ``invented_numbers``), then
+    otherwise the LLM's answer about the successes (at most ``RESPONSE_MAX_TOKENS`` tokens), checked
+    (a note corrects file paths and decimal numbers that no task produced; trace: ``invented_numbers``), then
     ``failure_report``. An empty LLM answer is replaced by ``fallback_answer(outcomes)`` (recorded
     in the trace as ``response_fallback``).
     """

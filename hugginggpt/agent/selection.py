@@ -187,7 +187,8 @@ class ModelSelector:
             answer = {"error": f"{type(exc).__name__}: {exc}"}
         if self.trace is not None:
             self.trace.add_llm_call("selection", prompt, raw_text or answer,
-                                    seconds=round(time.perf_counter() - started, 6), finish_reason=finish_reason(message),
+                                    seconds=round(time.perf_counter() - started, 6),
+                                    finish_reason=finish_reason(message),
                                     max_tokens=token_limit(bounded(self.llm, max_tokens)))
         return answer
 

@@ -55,7 +55,8 @@ def fit_pixels(image: Image.Image, pixels: int) -> Image.Image:
     if image.width * image.height <= pixels:
         return image
     scale = math.sqrt(pixels / (image.width * image.height))
-    return image.resize((max(1, int(image.width * scale)), max(1, int(image.height * scale))), Image.Resampling.BILINEAR)
+    size = (max(1, int(image.width * scale)), max(1, int(image.height * scale)))
+    return image.resize(size, Image.Resampling.BILINEAR)
 
 
 def _pillow_frames(path: Path, count: int, share: int) -> list[Image.Image] | None:
