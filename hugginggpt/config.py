@@ -154,14 +154,26 @@ def _where(name: str) -> str:
 
 
 def check_places(settings: Settings) -> None:
-    """One ``ConfigError`` line, naming the setting and the cause, for an endpoint that is not an
-    http(s) URL and for a runs folder (``trace_dir``, ``HUGGINGGPT_HOME``) that cannot be one."""
-    if settings.endpoint and urlsplit(settings.endpoint).scheme.lower() not in ("http", "https"):
-        raise ConfigError(f"{_where('endpoint')} must be an http(s) URL, got {settings.endpoint!r}")
+    """One ``ConfigError`` line, naming the setting and the cause, for an endpoint or base URL that is
+    not an http(s) URL and for a runs folder (``trace_dir``, ``HUGGINGGPT_HOME``) that cannot be one."""
+    for name in ("endpoint", "base_url"):
+        if getattr(settings, name):
+            check_url(name, getattr(settings, name))
     if settings.trace_dir:
         check_folder(_where("trace_dir"), settings.trace_dir)
     if os.environ.get("HUGGINGGPT_HOME"):
         check_folder("HUGGINGGPT_HOME", os.environ["HUGGINGGPT_HOME"])
+
+
+def check_url(name: str, value: str) -> None:
+    """``value`` is an http(s) URL with a host that HTTP clients can parse (``http://[::1`` is not)."""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - parsing the port raises for a bad one
+    except ValueError as exc:
+        raise ConfigError(f"{_where(name)} is not a valid URL: {value!r} ({exc})") from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{_where(name)} must be an http(s) URL, got {value!r}")
 
 
 def check_folder(setting: str, value: str) -> None:

@@ -17,7 +17,9 @@ TASK_END = "task_end"          # id, task, result (the envelope), seconds
 TASK_FAILED = "task_failed"    # id, task, error, seconds
 TASK_SKIPPED = "task_skipped"  # id, task, reason
 RESPONSE = "response"          # output, invented_paths
+LLM_CUT_OFF = "llm_cut_off"    # stage, finish_reason ("length" | "repetition" ...), max_tokens, note:
+                               # an LLM answer that ended before the model finished it
 FINAL = "final"                # output: the whole invoke output (stage-event iterators only)
 
 STAGE_EVENTS = frozenset((PLAN, SELECTION, LLM_STEP, PARSE_ERROR, TASK_START, TASK_END, TASK_FAILED,
-                          TASK_SKIPPED, RESPONSE, FINAL))
+                          TASK_SKIPPED, RESPONSE, LLM_CUT_OFF, FINAL))

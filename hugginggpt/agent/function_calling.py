@@ -27,6 +27,7 @@ from hugginggpt.agent.run import AgentRun
 from hugginggpt.agent.tool_loop import ToolLoopAgent
 from hugginggpt.agent.tool_trace import ToolTrace
 from hugginggpt.llm.content import content_text
+from hugginggpt.llm.token_limits import token_limit
 from hugginggpt.prompts import load_prompt
 
 
@@ -56,7 +57,8 @@ class RunGuard(AgentMiddleware):
             response = await handler(request)
             return next((m for m in response.result if isinstance(m, AIMessage)), None)
 
-        reply = await acall_llm("agent", model_turn(), request.messages, trace=self.run.trace)
+        reply = await acall_llm("agent", model_turn(), request.messages, trace=self.run.trace,
+                                max_tokens=token_limit(self.agent.turn_llm))
         await self.agent.report_turn(self.run, reply)
         return response
 
@@ -73,7 +75,7 @@ class FunctionCallingAgent(ToolLoopAgent):
     agent_name = "function-calling"
 
     async def _loop(self, run: AgentRun, calls: ToolTrace) -> str:
-        graph = create_agent(self.llm, self.tools, system_prompt=load_prompt("function_calling"),
+        graph = create_agent(self.turn_llm, self.tools, system_prompt=load_prompt("function_calling"),
                              middleware=[RunGuard(self, run, calls)], name=self.agent_name)
         messages = [*run.request.chat_history, HumanMessage(run.request.user_text())]
         # Last resort only: the guard stops the run long before (model + tools node per step).

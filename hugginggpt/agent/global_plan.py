@@ -129,6 +129,7 @@ class GlobalPlanAgent(Agent):
         plan = planned.plan
         trace.set("repairs", planned.repairs)
         trace.set("raw_plan_outputs", planned.raw_outputs)
+        await run.report_cut_offs()
         await run.emit(ev.PLAN, plan=plan.as_list(), repairs=planned.repairs)
         yield {"plan": plan.as_list()}
 
@@ -138,6 +139,7 @@ class GlobalPlanAgent(Agent):
                                  runnable=self._tool_can_run)
         selections = await selector.select(request.input, plan, tasks, run.child("selection"))
         trace.timing("selection", time.perf_counter() - started)
+        await run.report_cut_offs()
         await run.emit(ev.SELECTION, selections=selections)
         yield {"selections": selections}
         if not self.execute:
@@ -151,6 +153,7 @@ class GlobalPlanAgent(Agent):
         answer, invented = await arespond(self.llm, messages, files, run.child("response"), trace, outcomes=outcomes)
         trace.timing("response", time.perf_counter() - started)
         trace.set("invented_paths", invented)
+        await run.report_cut_offs()
         await run.emit(ev.RESPONSE, output=answer, invented_paths=invented)
         yield {"results": outcomes, "output": answer}
 

@@ -2,8 +2,8 @@
 
 Every stage that asks the controller goes through ``acall_llm``: the response, model selection, the
 critic, and each turn of the ReAct and function-calling agents. It times the call, records it in the
-run's trace (stage, prompt, answer, usage, seconds, ``finish_reason``; a failed call with its error
-line), and turns any failure of the model into ``LLMError("<stage>: the LLM call failed: <error line>")``.
+run's trace (stage, prompt, answer, usage, seconds, ``finish_reason``, the token bound; a failed call
+with its error line), and turns any failure of the model into ``LLMError("<stage>: the LLM call failed: <error line>")``.
 This library's own errors and LangGraph's control-flow exceptions pass through unchanged. What a
 stage does with a failure is its own decision: selection falls back to the top candidates, the
 critic gives no verdict, the other stages stop the run.
@@ -45,12 +45,14 @@ class LLMReply:
         return cut_off(self.message)
 
 
-async def acall_llm(stage: str, call: Awaitable[Any], prompt: Any, *, trace: Trace | None = None) -> LLMReply:
+async def acall_llm(stage: str, call: Awaitable[Any], prompt: Any, *, trace: Trace | None = None,
+                    max_tokens: int | None = None) -> LLMReply:
     """Await ``call`` (an LLM's ``ainvoke(prompt, config)``, plain or constrained) as stage ``stage``.
 
     A constrained LLM's answer (``{"raw", "parsed", ...}``) is read as its raw message and parsed
     value. The call is recorded in ``trace`` under ``stage`` with ``prompt``: the answer's text (the
-    message itself when it calls tools, the parsed value when the text is empty). Raises
+    message itself when it calls tools, the parsed value when the text is empty) and ``max_tokens``,
+    the answer bound the caller gave the LLM (``llm/token_limits.py``). Raises
     ``LLMError`` when the model fails.
     """
     started = time.perf_counter()
@@ -62,7 +64,7 @@ async def acall_llm(stage: str, call: Awaitable[Any], prompt: Any, *, trace: Tra
             raise
         line = error_line(error)
         if trace is not None:
-            trace.add_llm_call(stage, prompt, "", seconds=seconds, error=line)
+            trace.add_llm_call(stage, prompt, "", seconds=seconds, max_tokens=max_tokens, error=line)
         raise LLMError(f"{stage}: the LLM call failed: {line}") from error
     seconds = round(time.perf_counter() - started, 6)
     message, parsed = answer, None
@@ -76,7 +78,7 @@ async def acall_llm(stage: str, call: Awaitable[Any], prompt: Any, *, trace: Tra
         elif not output and parsed is not None:
             output = json.dumps(parsed, ensure_ascii=False, default=str)
         trace.add_llm_call(stage, prompt, output, getattr(message, "usage_metadata", None), seconds,
-                           reply.finish_reason)
+                           reply.finish_reason, max_tokens=max_tokens)
     return reply
 
 

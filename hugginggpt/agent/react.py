@@ -26,11 +26,49 @@ from hugginggpt.prompts import render_prompt
 
 STOP = ["\nObservation:"]
 
-_ACTION = re.compile(
-    r"Action\s*\d*\s*:[ \t]*(?P<tool>[^\n]*?)[ \t]*\n+[ \t]*Action\s*\d*\s*Input\s*\d*\s*:(?P<input>.*)",
-    re.DOTALL | re.IGNORECASE)
-_FINAL = re.compile(r"Final\s*Answer\s*:(?P<answer>.*)", re.DOTALL | re.IGNORECASE)
-_INPUT_END = re.compile(r"\n\s*(?:Observation|Thought|Final\s*Answer)\s*:", re.IGNORECASE)
+# The patterns over model text use possessive quantifiers (nothing they take is given back), and the
+# searches that could restart inside a long run (of spaces, newlines, "Action:"s on one line) are
+# Python loops over the runs: every scan of a turn is linear in its length.
+_ACTION_HEAD = re.compile(r"Action\s*+\d*+\s*+:", re.IGNORECASE)
+_INPUT_HEAD = re.compile(r"\n++[ \t]*+Action\s*+\d*+\s*+Input\s*+\d*+\s*+:", re.IGNORECASE)
+_FINAL = re.compile(r"Final\s*+Answer\s*+:", re.IGNORECASE)
+_ANY_ACTION = re.compile(r"\bAction\s*+:", re.IGNORECASE)
+_WHITESPACE = re.compile(r"\s+")
+_NEXT_PART = re.compile(r"(?:Observation|Thought|Final\s*+Answer)\s*+:", re.IGNORECASE)
+
+
+@dataclass
+class _ActionText:
+    start: int
+    tool: str
+    input: str
+
+
+def _find_action(text: str) -> _ActionText | None:
+    """The first "Action: TOOL" line followed (after blank lines) by an "Action Input:" line, with the
+    rest of the turn as its input; the tool is the rest of the "Action:" line."""
+    failed_line_end = -1
+    for head in _ACTION_HEAD.finditer(text):
+        if head.end() <= failed_line_end:  # the same line as a head that failed: the same next line
+            continue
+        line_end = text.find("\n", head.end())
+        if line_end == -1:
+            return None
+        following = _INPUT_HEAD.match(text, line_end)
+        if following is not None:
+            return _ActionText(head.start(), text[head.end():line_end].strip(" \t"), text[following.end():])
+        failed_line_end = line_end
+    return None
+
+
+def _input_end(text: str) -> int:
+    """Where an action input ends: at the first line that starts an Observation, Thought or Final Answer
+    (after any blank lines), else at the end."""
+    for run in _WHITESPACE.finditer(text):
+        newline = text.find("\n", run.start(), run.end())
+        if newline != -1 and _NEXT_PART.match(text, run.end()):
+            return newline
+    return len(text)
 
 
 class ReActParseError(ValueError):
@@ -50,17 +88,17 @@ class FinalAnswer:
 
 def parse_step(text: str, tools: dict[str, BaseTool]) -> Action | FinalAnswer:
     """Read one model turn as an action or the final answer (whichever the model wrote first)."""
-    action = _ACTION.search(text)
+    action = _find_action(text)
     final = _FINAL.search(text)
-    if final and (action is None or final.start() < action.start()):
-        return FinalAnswer(final.group("answer").strip())
+    if final and (action is None or final.start() < action.start):
+        return FinalAnswer(text[final.end():].strip())
     if action is None:
-        if re.search(r"\bAction\s*:", text, re.IGNORECASE):
+        if _ANY_ACTION.search(text):
             raise ReActParseError("an 'Action:' line must be followed by an 'Action Input:' line")
         raise ReActParseError("write 'Action:' and 'Action Input:' lines to use a tool, "
                               "or 'Final Answer:' to answer")
-    tool = _find_tool(action.group("tool"), tools)
-    raw = _INPUT_END.split(action.group("input"), maxsplit=1)[0]
+    tool = _find_tool(action.tool, tools)
+    raw = action.input[:_input_end(action.input)]
     return Action(tool, parse_action_input(raw, tool))
 
 
@@ -138,7 +176,7 @@ class ReActAgent(ToolLoopAgent):
         messages: list[BaseMessage] = [SystemMessage(system), *run.request.chat_history,
                                        HumanMessage(run.request.user_text())]
         tools = {t.name: t for t in self.tools}
-        llm = self.llm.bind(stop=STOP)
+        llm = self.turn_llm.bind(stop=STOP)
         last_text = ""
         while run.budget.take_llm_call():
             last_text = (await self.ask(run, llm, messages)).text

@@ -16,7 +16,9 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
+import numpy as np
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
@@ -26,6 +28,7 @@ from hugginggpt.agent.plan import Plan
 from hugginggpt.agent.request import trim_history
 from hugginggpt.agent.trace import Trace
 from hugginggpt.llm.content import content_text
+from hugginggpt.llm.token_limits import RESPONSE_MAX_TOKENS, bounded, token_limit
 from hugginggpt.paths import expand_home
 from hugginggpt.prompts import load_prompt, render_prompt
 from hugginggpt.tools.resources.refs import CANONICAL_REF
@@ -33,10 +36,20 @@ from hugginggpt.tools.resources.sniff import file_kind
 from hugginggpt.tools.results import clip_values, summarize
 from hugginggpt.tools.table import MEDIA_KINDS
 
+#: Documents, archives, keys, databases and model files: a name with one of these (or a media or data
+#: suffix, ``sniff.file_kind``) is a file the answer claims. Suffixes that are also words of prose
+#: (``Node.js``, ``example.com``) are not.
+DOCUMENT_SUFFIXES = ("doc", "docx", "odt", "rtf", "xls", "xlsx", "ods", "ppt", "pptx", "odp", "epub", "zip", "tar",
+                     "gz", "tgz", "bz2", "xz", "7z", "rar", "xml", "yaml", "yml", "toml", "ini", "cfg", "log", "db",
+                     "sqlite", "pem", "key", "crt", "p12", "pfx", "kdbx", "parquet", "pkl", "h5", "pt", "pth",
+                     "safetensors", "onnx", "gguf", "exe", "dll", "sh", "bat", "ps1", "html", "htm", "tsv", "srt")
 # A maximal run of path characters; each run is then judged in Python (no backtracking: linear time).
 _PATH_RUN = re.compile(r"[\w.\-/\\~:%+@]+")
 _URL = re.compile(r"(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]*://\S+", re.IGNORECASE)
+_FILE_URL = re.compile(r"(?<![a-z0-9+.\-])file:\S+", re.IGNORECASE)
 _ROOTED = re.compile(r"(?:/|\\\\|~[\w.\-]*/|[A-Za-z]:[\\/])[\w.\-~]")  # /x, \\host, ~/x, ~user/x, C:\x
+_DOCUMENT_NAME = re.compile(r"[\w\-]\.(?:" + "|".join(DOCUMENT_SUFFIXES) + r")$", re.IGNORECASE)
+_SEPARATOR = re.compile(r"[\\/]")
 #: Arguments longer than this are cut in the response prompt (with a marker saying how much).
 PROMPT_ARG_CHARS = 2000
 
@@ -140,27 +153,46 @@ def known_files(outcomes: dict[int, dict[str, Any]], inputs: list[str | Path]) -
 
 def _mentioned_path(run: str) -> str | None:
     """The path a run of path characters names: any absolute or home path (``/etc/passwd``,
-    ``~/.ssh/id_rsa``, ``C:\\x``), or the name of a media or data file (``out.png``, ``sniff.file_kind``); else None."""
-    run = run.strip(".:,")
-    if _ROOTED.match(run) or file_kind(run) is not None:
+    ``~/.ssh/id_rsa``, ``C:\\x``), a relative path through a hidden or parent folder (``.ssh/id_rsa``,
+    ``../secret``), or a file name with a media, data (``sniff.file_kind``) or document suffix (``out.png``,
+    ``report.docx``); else None."""
+    run = run.rstrip(".:,").lstrip(":,")
+    if run.startswith("..."):  # an ellipsis before a name
+        run = run.lstrip(".")
+    if _ROOTED.match(run) or file_kind(run) is not None or _DOCUMENT_NAME.search(run):
+        return run
+    parts = _SEPARATOR.split(run)
+    if len(parts) > 1 and any(part == ".." or (part.startswith(".") and part.strip(".")) for part in parts):
         return run
     return None
 
 
 def unknown_paths(answer: str, files: set[str]) -> list[str]:
     """Paths the answer mentions that are neither an input nor a generated file (nor inside an input
-    folder): every absolute or home path, and every media file name."""
+    folder): every absolute or home path, ``file:`` URL, relative path through a hidden or parent
+    folder, and file name with a media, data or document suffix."""
     allowed = {str(Path(f)) for f in files} | {Path(f).name for f in files}
     folders = [Path(f) for f in files if Path(f).is_absolute()]
-    text = _URL.sub(" ", answer)
+
+    def known(path: Path) -> bool:
+        return str(path) in allowed or any(path.is_relative_to(folder) for folder in folders)
+
     found: list[str] = []
+    for match in _FILE_URL.finditer(answer):
+        url = match.group(0).rstrip(".,;:)]}'\"")
+        try:
+            named = Path(unquote(urlsplit(url).path))
+        except ValueError:
+            named = None
+        if (named is None or not known(named)) and url not in found:
+            found.append(url)
+    text = _URL.sub(" ", _FILE_URL.sub(" ", answer))
     for match in _PATH_RUN.finditer(text):
         mention = _mentioned_path(match.group(0))
         if mention is None or mention in found or mention in allowed or str(Path(mention)) in allowed:
             continue
-        path = expand_home(mention)
-        if str(path) in allowed or any(path.is_relative_to(folder) for folder in folders):
-            continue
+        if known(expand_home(mention)) or any(f.endswith("/" + mention.replace("\\", "/")) for f in allowed):
+            continue  # a known file, or the end of one's path ("outputs/a.png")
         found.append(mention)
     return found
 
@@ -202,7 +234,33 @@ def fallback_answer(outcomes: dict[int, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-_DECIMAL = re.compile(r"(?<![\w.])-?\d+\.\d+(?![\w.]*\d)")
+# A maximal run of word characters and dots, with the minus sign before it; each run is then read in
+# Python (``_numbers``): no pattern part looks ahead, so a long run of digits costs linear time.
+_WORD_RUN = re.compile(r"-?[\w.]+")
+_LEADING_DECIMAL = re.compile(r"\d+\.\d+")
+_LEADING_INTEGER = re.compile(r"\d+")
+_DIGIT = re.compile(r"\d")
+#: Integers longer than this are no result a task computed (and Python refuses to convert them).
+_MAX_INTEGER_DIGITS = 30
+
+
+def _numbers(text: str, leading: re.Pattern[str]) -> list[str]:
+    """The numbers ``leading`` reads at the start of each word of ``text`` (a word: letters, digits,
+    ``_`` and dots) when no digit follows in that word: ``0.87`` in ``0.87s`` and ``-0.5``, nothing
+    in ``1.2.3``, ``v0.5`` or ``0.5x2``."""
+    found = []
+    for run in _WORD_RUN.finditer(text):
+        word = run.group(0)
+        sign = "-" if word.startswith("-") else ""
+        if sign and word[1:2] in ("", "."):
+            continue
+        body = word[len(sign):]
+        if sign and run.start() > 0 and (text[run.start() - 1].isalnum() or text[run.start() - 1] in "_."):
+            sign = ""  # "x-1.5": the dash joins two words, it is no minus sign
+        number = leading.match(body)
+        if number is not None and not _DIGIT.search(body, number.end()):
+            found.append(sign + number.group(0))
+    return found
 
 
 def unknown_numbers(answer: str, shown: str) -> list[str]:
@@ -210,21 +268,38 @@ def unknown_numbers(answer: str, shown: str) -> list[str]:
     predictions) rounds to, as a value or a percentage (0.8734 allows 0.87 and 87.3). An integer of
     the prompt allows only itself with one decimal place (5 allows 5.0, while 0 does not allow
     0.0000: that precision was never computed)."""
-    values = [float(m.group(0)) for m in _DECIMAL.finditer(shown)]
-    integers = {int(m.group(0)) for m in re.finditer(r"(?<![\w.])-?\d+(?![\w.]*\d)", shown)}
+    values = np.array(sorted({float(text) for text in _numbers(shown, _LEADING_DECIMAL)}), dtype=np.float64)
+    integers = {int(text) for text in _numbers(shown, _LEADING_INTEGER) if len(text) <= _MAX_INTEGER_DIGITS}
     found: list[str] = []
-    for match in _DECIMAL.finditer(_URL.sub(" ", answer)):
-        text = match.group(0)
+    for text in dict.fromkeys(_numbers(_URL.sub(" ", answer), _LEADING_DECIMAL)):
+        if len(found) >= MAX_NUMBERS_NOTED:
+            break
         places = len(text.split(".")[1])
         number = float(text)
         if places == 1 and number.is_integer() and int(number) in integers:
             continue
-        if any(abs(round(v, places) - number) < 1e-12 or abs(round(v * 100, places) - number) < 1e-9
-               for v in values):
-            continue
-        if text not in found:
+        if not _rounds_to(values, places, number):
             found.append(text)
     return found
+
+
+#: The most invented numbers one answer's note lists (the first ones; the check stops there).
+MAX_NUMBERS_NOTED = 100
+
+
+def _rounds_to(values: np.ndarray, places: int, number: float) -> bool:
+    """Whether a value (or 100 times it: a percentage), rounded to ``places`` decimals, is ``number``.
+
+    numpy picks the few candidates in one pass; Python's exact ``round`` confirms them."""
+    step = 2 * 10.0 ** -min(places, 300) + 1e-9 * max(1.0, abs(number))  # numpy may round the other way
+    for scale, tolerance in ((1.0, 1e-12), (100.0, 1e-9)):
+        scaled = values * scale
+        with np.errstate(all="ignore"):
+            approx = np.round(scaled, min(places, 300))
+            near = ~np.isfinite(approx) | (np.abs(approx - number) <= step)
+        if any(abs(round(float(v), places) - number) < tolerance for v in scaled[near]):
+            return True
+    return False
 
 
 async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[str], config: RunnableConfig,
@@ -234,8 +309,9 @@ async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[s
 
     With ``outcomes`` (the run's tasks): when none succeeded, the answer is
     ``nothing_succeeded_answer`` and the LLM is not called (trace: ``response_llm`` = "skipped");
-    otherwise the LLM's answer about the successes, checked against the prompt (``check_answer``;
-    trace: ``invented_numbers``), then ``failure_report``. An empty LLM answer is replaced by
+    otherwise the LLM's answer about the successes (at most ``RESPONSE_MAX_TOKENS`` tokens), checked
+    against the prompt (``check_answer``: file paths and decimal numbers that no task produced; trace:
+    ``invented_numbers``), then ``failure_report``. An empty LLM answer is replaced by
     ``fallback_answer(outcomes)`` (recorded in the trace as ``response_fallback``).
     """
     outcomes = outcomes or {}
@@ -243,7 +319,10 @@ async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[s
         if trace is not None:
             trace.set("response_llm", "skipped: no task produced a result")
         return nothing_succeeded_answer(outcomes), []
-    answer = (await acall_llm("response", llm.ainvoke(messages, config), messages, trace=trace)).text.strip()
+    llm = bounded(llm, RESPONSE_MAX_TOKENS)
+    reply = await acall_llm("response", llm.ainvoke(messages, config), messages, trace=trace,
+                            max_tokens=token_limit(llm))
+    answer = reply.text.strip()
     if not answer:
         answer = fallback_answer(outcomes)
         if trace is not None:

@@ -36,10 +36,11 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config, merge_configs, patch_config
 from langchain_core.runnables.utils import AddableDict
 
-from hugginggpt.agent.events import FINAL, STAGE_EVENTS
+from hugginggpt.agent.events import FINAL, LLM_CUT_OFF, STAGE_EVENTS
 from hugginggpt.agent.limits import Budget, RunLimits
 from hugginggpt.agent.request import AgentRequest
 from hugginggpt.agent.trace import Trace, UsageCounter
+from hugginggpt.llm.content import CUT_OFF, REPETITION
 
 AgentInput = dict[str, Any] | str
 T = TypeVar("T")
@@ -68,6 +69,7 @@ class AgentRun:
         self.config = patch_config(config, configurable={"workspace": self.workspace})
         self._run_manager = run_manager
         self._listener = listener
+        self._calls_reported = 0
 
     def child(self, tag: str) -> RunnableConfig:
         """The config of one stage's calls, tagged (``plan``, ``selection``...)."""
@@ -83,6 +85,18 @@ class AgentRun:
             self._listener(event)
         await adispatch_custom_event(name, event, config=self.config)
         return event
+
+    async def report_cut_offs(self) -> None:
+        """An ``llm_cut_off`` stage event for each LLM call recorded since the last report whose answer
+        ended before the model finished it: cut at its token bound, or stopped repeating itself."""
+        calls = self.trace.llm_calls(self._calls_reported)
+        self._calls_reported += len(calls)
+        for call in calls:
+            reason = call.get("finish_reason")
+            if reason in CUT_OFF:
+                await self.emit(LLM_CUT_OFF, stage=call.get("stage"), finish_reason=reason,
+                                max_tokens=call.get("max_tokens"), note=cut_off_note(call.get("stage"), reason,
+                                                                                    call.get("max_tokens")))
 
 
 class Agent(Runnable[AgentInput, dict[str, Any]]):
@@ -185,6 +199,14 @@ class Agent(Runnable[AgentInput, dict[str, Any]]):
             usage.update(steps=run.budget.steps, repeats=run.budget.repeats)
             run.trace.set("stopped", run.budget.stop_reason)
         run.trace.set("usage", usage)
+
+
+def cut_off_note(stage: str | None, reason: str, max_tokens: int | None) -> str:
+    """What the trace and the events say of an answer that ended before the model finished it."""
+    if reason == REPETITION:
+        return f"the {stage} answer was stopped: the model was repeating itself"
+    bound = f" of {max_tokens} tokens" if max_tokens else ""
+    return f"the {stage} answer was cut off at its token bound{bound}"
 
 
 def ordered(output: Any) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from hugginggpt.agent.trace import Trace
 from hugginggpt.errors import HuggingGPTError, error_line
 from hugginggpt.llm.json_text import find_json
 from hugginggpt.llm.structured import ConstrainedCache, Structured
+from hugginggpt.llm.token_limits import bounded, selection_max_tokens, token_limit
 from hugginggpt.prompts import render_prompt
 
 Selection = dict[str, Any]  # {"model": str, "reason": str}
@@ -170,9 +171,12 @@ class ModelSelector:
         falls back to the top candidates)."""
         prompt = selection_prompt(user_input, plan, choices)
         messages = [HumanMessage(prompt)]
+        max_tokens = selection_max_tokens(len(choices))  # an id and a short reason per task
         try:
-            llm = self.constrained.get(selection_schema(choices)) or self.llm
-            reply = await acall_llm("selection", llm.ainvoke(messages, config), prompt, trace=self.trace)
+            llm = self.constrained.get(selection_schema(choices), max_tokens=max_tokens)
+            llm = llm if llm is not None else bounded(self.llm, max_tokens)
+            reply = await acall_llm("selection", llm.ainvoke(messages, config), prompt, trace=self.trace,
+                                    max_tokens=token_limit(bounded(self.llm, max_tokens)))
             if reply.parsed is not None:
                 return reply.parsed
             return find_json(reply.text, lambda value: isinstance(value, dict))

@@ -24,6 +24,7 @@ from hugginggpt.agent.response import check_answer, fallback_answer, known_files
 from hugginggpt.agent.run import Agent, AgentRun
 from hugginggpt.agent.tool_trace import ToolTrace
 from hugginggpt.llm.content import content_text
+from hugginggpt.llm.token_limits import TURN_MAX_TOKENS, bounded, token_limit
 
 #: Runs a tool call (``{"name", "args", "id", "type": "tool_call"}``) and returns its ToolMessage.
 CallTool = Callable[[dict[str, Any]], Awaitable[Any]]
@@ -71,17 +72,26 @@ class ToolLoopAgent(Agent):
         await run.emit(ev.RESPONSE, output=answer, invented_paths=invented)
         yield {"plan": calls.plan, "results": results, "output": answer}
 
+    @property
+    def turn_llm(self) -> BaseChatModel:
+        """The controller as each turn asks it: at most ``TURN_MAX_TOKENS`` answer tokens."""
+        return bounded(self.llm, TURN_MAX_TOKENS)
+
     async def ask(self, run: AgentRun, llm: Any, messages: list[BaseMessage]) -> LLMReply:
-        """One LLM turn (``acall_llm``: timed, traced, failing as ``LLMError``), reported as an ``llm_step``."""
-        reply = await acall_llm("agent", llm.ainvoke(messages, config=run.config), messages, trace=run.trace)
+        """One LLM turn (``llm``: ``turn_llm``, perhaps bound to more; ``acall_llm``: timed, traced with its
+        token bound, failing as ``LLMError``), reported as events (``report_turn``)."""
+        reply = await acall_llm("agent", llm.ainvoke(messages, config=run.config), messages, trace=run.trace,
+                                max_tokens=token_limit(self.turn_llm))
         await self.report_turn(run, reply)
         return reply
 
     @staticmethod
     async def report_turn(run: AgentRun, reply: LLMReply) -> None:
-        """The ``llm_step`` event of one model turn: its text and the tools it calls."""
+        """The ``llm_step`` event of one model turn (its text and the tools it calls), and an ``llm_cut_off``
+        event when its answer was cut at the bound or stopped repeating itself."""
         calls = [{"name": c["name"], "args": c["args"]} for c in getattr(reply.message, "tool_calls", None) or []]
         await run.emit(ev.LLM_STEP, step=run.budget.llm_calls, text=reply.text, tool_calls=calls, seconds=reply.seconds)
+        await run.report_cut_offs()
 
     @staticmethod
     async def call_tool(run: AgentRun, calls: ToolTrace, call: dict[str, Any], invoke: CallTool) -> Any:

@@ -115,15 +115,24 @@ class Trace:
         return event
 
     def add_llm_call(self, stage: str, prompt: Any, output: Any, usage: dict | None = None,
-                     seconds: float | None = None, finish_reason: str | None = None, error: str | None = None) -> None:
-        """One LLM call; ``finish_reason``: why the answer ended (``length``: cut off at the token limit);
-        ``error``: why a failed call gave no answer (``agent/llm_call.py`` records every call)."""
+                     seconds: float | None = None, finish_reason: str | None = None,
+                     max_tokens: int | None = None, error: str | None = None) -> None:
+        """One LLM call; ``finish_reason``: why the answer ended (``length``: cut off at the token limit,
+        ``repetition``: stopped repeating itself); ``max_tokens``: the bound the call was given; ``error``:
+        why a failed call gave no answer (``agent/llm_call.py`` records every call)."""
         call = {"stage": stage, "prompt": prompt, "output": output, "usage": usage or {}, "seconds": seconds,
                 "finish_reason": finish_reason}
+        if max_tokens is not None:
+            call["max_tokens"] = max_tokens
         if error is not None:
             call["error"] = error
         with self._lock:
             self.data["llm_calls"].append(call)
+
+    def llm_calls(self, start: int = 0) -> list[dict[str, Any]]:
+        """The LLM calls recorded so far, from the ``start``-th on."""
+        with self._lock:
+            return list(self.data["llm_calls"][start:])
 
     def timing(self, stage: str, seconds: float) -> None:
         with self._lock:

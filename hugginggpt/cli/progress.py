@@ -154,4 +154,6 @@ def describe(event: dict[str, Any]) -> str | None:
         return f"task {event.get('id')} {event.get('task')}: {status}{took}" + (f": {outcome}" if outcome else "")
     if name == ev.RESPONSE:
         return "response: ready"
+    if name == ev.LLM_CUT_OFF:
+        return f"note: {event.get('note') or 'an LLM answer was cut off'}"
     return None

@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import logging
+import math
 import sys
 from pathlib import Path
 from typing import Any
 
 from hugginggpt.cli.run_cmd import add_agent_arguments, settings_from
+from hugginggpt.config import check_folder
 from hugginggpt.errors import HuggingGPTError
 
 
@@ -22,6 +24,9 @@ def register(subparsers: Any) -> None:
                         help="require 'Authorization: Bearer KEY' on every API route (default: $HUGGINGGPT_API_KEY)")
     parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
                         help="allow browser calls from this origin (repeatable; default: no CORS)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                        help="answer requests sent to this host name too (repeatable; default: local names only, "
+                             "unless --host listens on all addresses)")
     parser.add_argument("--runs-dir", metavar="DIR",
                         help="folder of the runs' folders (default: <--trace-dir or $HUGGINGGPT_HOME>/server)")
     parser.add_argument("--max-active", type=int, default=4, metavar="N", help="runs executing at once (default 4)")
@@ -53,19 +58,24 @@ def server_settings(args: argparse.Namespace, settings: Any) -> Any:
 
     if not 0 < args.port < 65536:
         raise HuggingGPTError(f"--port must be between 1 and 65535, got {args.port}")
+    if not math.isfinite(args.max_upload_mb) or args.max_upload_mb <= 0:
+        raise HuggingGPTError(f"--max-upload-mb must be a positive number of MiB, got {args.max_upload_mb}")
     runs_dir = args.runs_dir or (Path(settings.trace_dir) / "server" if settings.trace_dir else None)
     options: dict[str, Any] = {"runs_dir": Path(runs_dir)} if runs_dir else {}
     try:
-        return ServerSettings(host=args.host, port=args.port, api_key=ServerSettings.key_from_env(args.api_key),
-                              max_active=args.max_active, max_queued=args.max_queued,
-                              request_timeout=args.timeout, keep_runs_s=args.keep_runs,
-                              max_upload_bytes=int(args.max_upload_mb * (1 << 20)),
-                              cors_origins=tuple(args.cors_origin), **options)
+        server = ServerSettings(host=args.host, port=args.port, api_key=ServerSettings.key_from_env(args.api_key),
+                                max_active=args.max_active, max_queued=args.max_queued,
+                                request_timeout=args.timeout, keep_runs_s=args.keep_runs,
+                                max_upload_bytes=int(args.max_upload_mb * (1 << 20)),
+                                cors_origins=tuple(args.cors_origin), allowed_hosts=tuple(args.allow_host),
+                                **options)
     except ValueError as exc:  # the message names the setting: say the flag instead
         message = str(exc)
         for setting, flag in FLAGS.items():
             message = message.replace(setting, flag)
         raise HuggingGPTError(message) from None
+    check_folder("--runs-dir" if args.runs_dir else "the runs folder", str(server.runs_dir))
+    return server
 
 
 def show_server_log(level: str) -> None:
@@ -87,6 +97,7 @@ def command(args: argparse.Namespace) -> int:
 
         from hugginggpt.server import create_app
         from hugginggpt.server.agents import pool_from_settings
+        from hugginggpt.server.connections import listening_socket, uvicorn_config
     except ImportError as exc:
         raise HuggingGPTError(f"the server needs its extra: pip install 'hugginggpt[server]' ({exc.name} is missing)") from None
     settings = settings_from(args)
@@ -94,11 +105,24 @@ def command(args: argparse.Namespace) -> int:
     if not _loopback(server.host) and not server.api_key:
         print(f"hugginggpt: warning: listening on {server.host} without --api-key: anyone who can reach "
               "this port can run requests", file=sys.stderr)
-    agents = pool_from_settings(settings)
-    agents.get(settings.agent)  # load the controller and tools now: a bad --llm stops here with one line
-    app = create_app(server, agents)
-    print(f"hugginggpt: serving on http://{server.host}:{server.port}/ (agent {settings.agent}, "
-          f"runs in {server.runs_dir})", file=sys.stderr, flush=True)
-    show_server_log(args.log_level)
-    uvicorn.run(app, host=server.host, port=server.port, log_level=args.log_level, timeout_graceful_shutdown=10)
+    try:  # before anything loads: a port in use is one line at once, not a model load later
+        sock = listening_socket(server.host, server.port)
+    except OSError as exc:
+        raise HuggingGPTError(f"cannot listen on {server.host}:{server.port}: {exc.strerror or exc}") from None
+    with sock:
+        agents = pool_from_settings(settings)
+        agents.get(settings.agent)  # load the controller and tools now: a bad --llm stops here with one line
+        app = create_app(server, agents)
+        print(f"hugginggpt: serving on http://{server.host}:{server.port}/ (agent {settings.agent}, "
+              f"runs in {server.runs_dir})", file=sys.stderr, flush=True)
+        show_server_log(args.log_level)
+        config = uvicorn_config(app, host=server.host, port=server.port, header_timeout_s=server.header_timeout_s,
+                                log_level=args.log_level, timeout_graceful_shutdown=10)
+        uvicorn_server = uvicorn.Server(config)
+        try:
+            uvicorn_server.run(sockets=[sock])
+        except SystemExit:  # uvicorn's own exit when its start-up failed; said in its log
+            pass
+    if not uvicorn_server.started:
+        raise HuggingGPTError(f"the server on {server.host}:{server.port} did not start (see the log above)")
     return 0

@@ -1,5 +1,5 @@
 """Chat messages as plain text (the one place that reads LangChain content blocks), and whether the
-model stopped at its token limit."""
+model's answer was cut off (its token limit, or the embedded model's repetition stop)."""
 
 from __future__ import annotations
 
@@ -21,9 +21,12 @@ def content_text(value: Any) -> str:
     return str(content)
 
 
-#: How providers say that an answer stopped at the token limit: OpenAI-style ``finish_reason``
-#: (llama.cpp, TGI, Inference Providers: ``length``), Anthropic-style ``stop_reason`` (``max_tokens``).
-_CUT_OFF = {"length", "max_tokens"}
+#: The ``finish_reason`` of an answer the embedded model stopped because it was repeating itself.
+REPETITION = "repetition"
+#: How an answer that ended before the model finished it says so: OpenAI-style ``finish_reason``
+#: (llama.cpp, TGI, Inference Providers: ``length``), Anthropic-style ``stop_reason`` (``max_tokens``),
+#: and the embedded model's repetition stop.
+CUT_OFF = frozenset({"length", "max_tokens", REPETITION})
 
 
 def finish_reason(message: Any) -> str | None:
@@ -35,5 +38,6 @@ def finish_reason(message: Any) -> str | None:
 
 
 def cut_off(message: Any) -> bool:
-    """Whether ``message`` (an AIMessage) ended because the model reached its token limit."""
-    return finish_reason(message) in _CUT_OFF
+    """Whether ``message`` (an AIMessage) ended before the model finished it: at its token limit
+    (``length``, ``max_tokens``), or stopped because it was repeating itself (``repetition``)."""
+    return finish_reason(message) in CUT_OFF

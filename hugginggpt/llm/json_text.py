@@ -26,8 +26,10 @@ MAX_JSON_STARTS = 64
 #: Deeper brackets than this are not JSON an agent needs, and are not worth a repair attempt.
 MAX_JSON_DEPTH = 100
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
-_WHOLE_FENCE = re.compile(r"^\s*```[\w-]*\s*\n?(?P<body>.*?)\n?```\s*$", re.DOTALL)
+# Possessive quantifiers (``*+``): the whitespace after a fence's opening is never given back, so a
+# fence followed by a long run of spaces costs one scan, not one per space.
+_FENCE = re.compile(r"```(?:json|JSON)?\s*+(.*?)```", re.DOTALL)
+_WHOLE_FENCE = re.compile(r"^\s*+```[\w-]*+\s*+(?P<body>.*?)\n?```\s*+$", re.DOTALL)
 _CLOSER = {"[": "]", "{": "}"}
 _JSONISH = re.compile(r"[\"':]")  # a string or a key: text meant as JSON
 _PLAIN_VALUES = re.compile(r"(?:[\s\d.,+\-eE\[\]{}]|true|false|null|None|True|False)*")

@@ -9,6 +9,8 @@ only emit JSON that matches the schema.
 Tools bound with ``auto`` choice are called the way the model was trained to call them: its chat
 template (or Qwen's wording in the system prompt) lists them, and ``<tool_call>`` blocks in the
 answer are read back as ``AIMessage.tool_calls`` (see ``tool_calls.py``).
+Every answer is bounded: by the smaller of the model's ``max_tokens`` and the call's (``token_limits.py``),
+and by a stop when it starts repeating itself (``repetition.py``, ``finish_reason="repetition"``).
 """
 
 from __future__ import annotations
@@ -48,8 +50,9 @@ from pydantic import BaseModel, Field
 
 from hugginggpt.errors import LLMError
 from hugginggpt.llm import compute_thread
-from hugginggpt.llm.content import content_text
+from hugginggpt.llm.content import REPETITION, content_text
 from hugginggpt.llm.fair_lock import FairLock
+from hugginggpt.llm.repetition import RepetitionStop, stopping_repetition
 from hugginggpt.llm.tool_calls import (
     ParsedToolCalls,
     messages_as_text_protocol,
@@ -188,6 +191,12 @@ def _usage(response: dict[str, Any]) -> UsageMetadata:
     return UsageMetadata(input_tokens=prompt, output_tokens=completion, total_tokens=prompt + completion)
 
 
+def _smaller(own: int | None, asked: int | None) -> int | None:
+    """The tighter of two answer limits (None: no limit)."""
+    limits = [limit for limit in (own, asked) if limit is not None]
+    return min(limits) if limits else None
+
+
 def _json_schema(schema: dict[str, Any] | type) -> dict[str, Any]:
     """A JSON schema for a pydantic class, a TypedDict, an OpenAI tool, or a JSON schema itself."""
     if isinstance(schema, dict) and ("properties" in schema or "type" in schema) and "function" not in schema:
@@ -291,7 +300,11 @@ class LlamaCppChatModel(BaseChatModel):
     temperature: float = 0.2
     top_p: float = 0.95
     max_tokens: int | None = 1024
-    """Answer length limit, so a rambling small model cannot run until the context is full."""
+    """Answer length limit, so a rambling small model cannot run until the context is full. A call may
+    ask for less (``max_tokens`` as a call argument or bound): the smaller limit holds."""
+    stop_repetition: bool = True
+    """Stop an answer whose tail repeats itself verbatim (``llm/repetition.py``): it ends with
+    ``finish_reason="repetition"``."""
     seed: int = 0
     """Sampling seed, fixed per call so that the same prompt gives the same answer."""
     stop: list[str] | None = None
@@ -320,7 +333,7 @@ class LlamaCppChatModel(BaseChatModel):
         params["ls_provider"] = "llamacpp"
         params["ls_model_name"] = kwargs.get("model") or Path(self.model_path).name
         params["ls_temperature"] = kwargs.get("temperature", self.temperature)
-        max_tokens = kwargs.get("max_tokens", self.max_tokens)
+        max_tokens = _smaller(self.max_tokens, kwargs.get("max_tokens"))
         if max_tokens is not None:
             params["ls_max_tokens"] = max_tokens
         if stop or self.stop:
@@ -399,12 +412,18 @@ class LlamaCppChatModel(BaseChatModel):
         params = {
             "temperature": self.temperature,
             "top_p": self.top_p,
-            "max_tokens": self.max_tokens,
             "seed": self.seed,
             "stop": stop or self.stop or [],
         }
         params.update(kwargs)
+        params["max_tokens"] = _smaller(self.max_tokens, kwargs.get("max_tokens"))
         return params
+
+    def _repetition_stop(self, llama: Any) -> contextlib.AbstractContextManager[RepetitionStop | None]:
+        """For one completion: stop it when it repeats itself (``stop_repetition``), else nothing."""
+        if not self.stop_repetition:
+            return contextlib.nullcontext()
+        return stopping_repetition(llama, RepetitionStop())
 
     def _prompt(self, llama: Any, messages: list[BaseMessage], params: dict[str, Any]) -> tuple[list[dict], set[str] | None]:
         """The messages to send, and the tool names to read calls for (None: the answer is only text).
@@ -442,7 +461,7 @@ class LlamaCppChatModel(BaseChatModel):
         llama, lock = self._client()
         params = self._params(stop, kwargs)
         prompt, tool_names = self._prompt(llama, messages, params)
-        with lock:
+        with lock, self._repetition_stop(llama) as repeating:
             response = compute_thread.run(llama.create_chat_completion, messages=prompt, **params)
         choice = response["choices"][0]
         message = choice["message"]
@@ -460,6 +479,8 @@ class LlamaCppChatModel(BaseChatModel):
             parsed = parse_tool_calls(content, tool_names)
             content, tool_calls, invalid_tool_calls = parsed.content, parsed.tool_calls, parsed.invalid_tool_calls
         finish_reason = "tool_calls" if tool_calls else choice.get("finish_reason")
+        if repeating is not None and repeating.triggered:
+            finish_reason = REPETITION
         ai = AIMessage(
             content=content,
             tool_calls=tool_calls,
@@ -493,7 +514,8 @@ class LlamaCppChatModel(BaseChatModel):
         prompt, tool_names = self._prompt(llama, messages, params)
         text, shown, finish_reason = "", "", None
         with lock:  # held until the stream ends: the context is busy until then
-            parts = compute_thread.run(llama.create_chat_completion, messages=prompt, stream=True, **params)
+            with self._repetition_stop(llama) as repeating:  # the stream keeps the stop it started with
+                parts = compute_thread.run(llama.create_chat_completion, messages=prompt, stream=True, **params)
             for part in compute_thread.iterate(parts):
                 choice = (part.get("choices") or [{}])[0]
                 delta = (choice.get("delta") or {}).get("content") or ""
@@ -513,6 +535,8 @@ class LlamaCppChatModel(BaseChatModel):
         rest = parsed.content[len(shown):]  # the settled content is always the start of the final one
         if parsed.tool_calls:
             finish_reason = "tool_calls"
+        elif repeating is not None and repeating.triggered:
+            finish_reason = REPETITION
         chunk = ChatGenerationChunk(
             message=AIMessageChunk(content=rest, tool_call_chunks=tool_call_chunks(parsed), usage_metadata=usage,
                                    chunk_position="last",

@@ -16,15 +16,20 @@ from langchain_core.messages import BaseMessage
 from langchain_core.runnables import RunnableConfig
 
 from hugginggpt.errors import LLMError
+from hugginggpt.llm.token_limits import bounded
 
 Structured = bool | Literal["auto"]
 """``True``: constrain or fail; ``False``: never constrain; ``"auto"``: constrain when the model can."""
 
 
-def structured_runnable(llm: BaseChatModel, schema: dict[str, Any], mode: Structured) -> Any | None:
-    """``llm`` constrained to ``schema``, or None when the model cannot do structured output."""
+def structured_runnable(llm: BaseChatModel, schema: dict[str, Any], mode: Structured,
+                        max_tokens: int | None = None) -> Any | None:
+    """``llm`` constrained to ``schema`` (answering at most ``max_tokens`` tokens: ``token_limits.bounded``),
+    or None when the model cannot do structured output."""
     if mode is False:
         return None
+    if max_tokens is not None:
+        llm = bounded(llm, max_tokens)
     try:
         return llm.with_structured_output(schema, method="json_schema", include_raw=True)
     except NotImplementedError:
@@ -59,18 +64,20 @@ class ConstrainedCache:
         return self.llm is llm and self.structured == structured
 
     def get(self, schema: dict[str, Any] | Callable[[], dict[str, Any]],
-            key: Hashable | None = None) -> StructuredLLM | None:
-        """The constrained LLM for ``schema`` (None: the model has no structured output).
+            key: Hashable | None = None, *, max_tokens: int | None = None) -> StructuredLLM | None:
+        """The constrained LLM for ``schema`` (None: the model has no structured output), answering at
+        most ``max_tokens`` tokens per call when given (``token_limits.bounded``).
 
         With ``key`` (what the schema is built from), ``schema`` may be a function that builds it,
         called only on a miss; without, the schema's JSON is the key.
         """
         if key is None:
             key = json.dumps(schema, sort_keys=True)
+        key = (key, max_tokens)
         if key in self._entries:
             self._entries.move_to_end(key)
             return self._entries[key]
-        chain = structured_runnable(self.llm, schema() if callable(schema) else schema, self.structured)
+        chain = structured_runnable(self.llm, schema() if callable(schema) else schema, self.structured, max_tokens)
         entry = StructuredLLM(chain) if chain is not None else None
         self._entries[key] = entry
         if len(self._entries) > self.size:

@@ -98,7 +98,7 @@ def _json_values(text: str) -> list[Any] | None:
     while position < len(text):
         try:
             value, position = decoder.raw_decode(text, position)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # RecursionError: nested too deeply to be calls
             return None
         values.extend(value if isinstance(value, list) else [value])
         position = len(text) - len(text[position:].lstrip().lstrip("}").lstrip())
@@ -117,6 +117,8 @@ def _lenient_values(text: str) -> list[Any] | None:
     try:
         json.JSONDecoder().raw_decode(body)
         return None  # well-formed JSON followed by other text: not calls only
+    except RecursionError:
+        return None
     except json.JSONDecodeError:
         pass
     try:

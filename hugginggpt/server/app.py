@@ -15,8 +15,10 @@ from hugginggpt.server import routes_jarvis, routes_openai, routes_page, routes_
 from hugginggpt.server.agents import AgentPool, read_prompts_ahead
 from hugginggpt.server.auth import require_key
 from hugginggpt.server.errors import install_error_handlers
+from hugginggpt.server.headers import SecurityHeaders
 from hugginggpt.server.routes_page import STATIC
 from hugginggpt.server.runs import RunRegistry
+from hugginggpt.server.same_origin import SameOriginGuard
 from hugginggpt.server.settings import ServerSettings
 from hugginggpt.server.wire import WireJSONResponse
 
@@ -53,6 +55,8 @@ def create_app(settings: ServerSettings, agents: AgentPool, *, warm_default: boo
     if settings.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(settings.cors_origins), allow_methods=["*"],
                            allow_headers=["*"])
+    app.add_middleware(SecurityHeaders)
+    app.add_middleware(SameOriginGuard, settings=settings)  # added last: the outermost, before CORS
     guarded = [Depends(require_key)]
     app.include_router(routes_runs.router, dependencies=guarded)
     app.include_router(routes_jarvis.router, dependencies=guarded)

@@ -19,6 +19,9 @@ def require_key(request: Request) -> None:
     if not key:
         return
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() != "bearer" or not secrets.compare_digest(token.strip().encode(), key.encode()):
+    # Header values arrive as bytes decoded as Latin-1: encoded back, they are the bytes the client
+    # sent, which for a key with non-ASCII characters are its UTF-8 bytes.
+    sent = token.strip().encode("latin-1", "replace")
+    if scheme.lower() != "bearer" or not secrets.compare_digest(sent, key.encode("utf-8")):
         raise ApiError(401, "missing or wrong API key: send the header 'Authorization: Bearer KEY'",
                        code="invalid_api_key", headers={"WWW-Authenticate": "Bearer"})

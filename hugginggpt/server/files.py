@@ -4,8 +4,14 @@ a run's files are served only from inside its folder (no ``..``, absolute path, 
 from __future__ import annotations
 
 import re
+import secrets
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+
+from starlette.datastructures import FormData
+from starlette.formparsers import MultiPartException, MultiPartParser
+from starlette.requests import Request
 
 from hugginggpt.server.errors import ApiError
 from hugginggpt.tools.resources.sniff import sniff_suffix
@@ -41,19 +47,88 @@ def upload_suffix(data: bytes, filename: str | None) -> str:
 
 
 def store_upload(data: bytes, filename: str | None, folder: Path) -> Path:
-    """Write an upload's bytes under a safe unique name in ``folder``; returns the absolute path."""
+    """Write an upload's bytes under a safe unique name in ``folder``; returns the absolute path.
+
+    The name is the upload's own (made safe) when it is free, else that name with a random part:
+    one exclusive create each, never a search through taken names. Blocking: call it off the event loop.
+    """
     if not data:
         raise ApiError(400, f"upload {filename or '(unnamed)'!r} is empty", code="empty_upload")
     suffix = upload_suffix(data, filename)
     folder.mkdir(parents=True, exist_ok=True)
     stem = safe_stem(filename)
     path = folder / f"{stem}{suffix}"
-    n = 1
-    while path.exists():
-        path = folder / f"{stem}-{n}{suffix}"
-        n += 1
-    path.write_bytes(data)
-    return path.resolve()
+    while True:
+        try:
+            with path.open("xb") as handle:
+                handle.write(data)
+            return path.resolve()
+        except FileExistsError:
+            path = folder / f"{stem}-{secrets.token_hex(4)}{suffix}"
+
+
+#: The header of an answer given before the body was read whole: the server closes the connection
+#: after it, so the client cannot go on sending the rest.
+CLOSE = {"Connection": "close"}
+
+
+class _TooLarge(MultiPartException):
+    """A file part or the whole form passed its limit (the parser closes its files, then we answer 413)."""
+
+
+class _CountingParser(MultiPartParser):
+    """Starlette's multipart parser, stopping at the first file part longer than ``max_file_bytes``."""
+
+    def __init__(self, *args: Any, max_file_bytes: int, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.max_file_bytes = max_file_bytes
+        self._file_bytes = 0
+
+    def on_part_begin(self) -> None:
+        super().on_part_begin()
+        self._file_bytes = 0
+
+    def on_part_data(self, data: bytes, start: int, end: int) -> None:
+        if self._current_part.file is not None:
+            self._file_bytes += end - start
+            if self._file_bytes > self.max_file_bytes:
+                raise _TooLarge(f"upload {self._current_part.file.filename!r} is larger than the limit of "
+                                f"{self.max_file_bytes} bytes")
+        super().on_part_data(data, start, end)
+
+
+async def read_form(request: Request, *, max_files: int, max_file_bytes: int, max_fields: int,
+                    max_part_size: int) -> FormData:
+    """The request's multipart form, its bytes counted as they arrive: 413 as soon as one file passes
+    ``max_file_bytes`` or the body passes what the limits allow a form, whether or not the client
+    declared a Content-Length; 400 for a malformed form."""
+    limit = max_file_bytes * max_files + max_part_size * max_fields + 65536
+    too_large = f"the form is larger than the limit of {max_file_bytes} bytes per file and {max_files} files"
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and len(declared) < 20 and int(declared) > limit:
+        raise ApiError(413, too_large, code="upload_too_large", headers=CLOSE)
+
+    async def counted() -> AsyncIterator[bytes]:
+        received = 0
+        async for chunk in request.stream():
+            received += len(chunk)
+            if received > limit:
+                raise _TooLarge(too_large)
+            yield chunk
+
+    stream = counted()
+    try:
+        parser = _CountingParser(request.headers, stream, max_files=max_files, max_fields=max_fields,
+                                 max_part_size=max_part_size, max_file_bytes=max_file_bytes)
+        return await parser.parse()
+    except _TooLarge as exc:
+        raise ApiError(413, exc.message, code="upload_too_large", headers=CLOSE) from None
+    except MultiPartException as exc:
+        raise ApiError(400, f"bad multipart form: {exc.message}", code="bad_upload") from None
+    except (KeyError, ValueError) as exc:  # no boundary, an undecodable header: the client sent a bad form
+        raise ApiError(400, f"bad multipart form: {exc}", code="bad_upload") from None
+    finally:
+        await stream.aclose()
 
 
 async def read_upload(upload: Any, max_bytes: int) -> bytes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -12,9 +13,11 @@ from fastapi.responses import FileResponse, StreamingResponse
 
 from hugginggpt.build import agent_input
 from hugginggpt.server.errors import ApiError
-from hugginggpt.server.files import confined_file, read_upload, store_upload
-from hugginggpt.server.messages import ChatRequest
+from hugginggpt.server.files import confined_file, read_form, read_upload, store_upload
+from hugginggpt.server.messages import ChatRequest, parse_messages
 from hugginggpt.server.runs import FINISHED, Run, RunRegistry
+from hugginggpt.server.settings import ServerSettings
+from hugginggpt.server.stages import media_kind
 from hugginggpt.server.sse import HEARTBEAT_S, KEEP_ALIVE, SSE_HEADERS, read_json, sse
 
 router = APIRouter()
@@ -68,18 +71,8 @@ def check_text(value: Any, max_chars: int) -> str:
 
 async def start_from_form(request: Request, runs: RunRegistry) -> Run:
     settings = runs.settings
-    declared = request.headers.get("content-length")
-    limit = settings.max_upload_bytes * settings.max_files + 4 * settings.max_message_chars + 65536
-    if declared and declared.isdigit() and int(declared) > limit:
-        raise ApiError(413, f"the upload is larger than the limit of {settings.max_upload_bytes} bytes per file "
-                            f"and {settings.max_files} files", code="upload_too_large")
-    try:
-        form = await request.form(max_files=settings.max_files, max_fields=16,
-                                  max_part_size=4 * settings.max_message_chars)
-    except ApiError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - multipart parser errors: the client sent a bad form
-        raise ApiError(400, f"bad multipart form: {getattr(exc, 'detail', None) or exc}", code="bad_upload") from None
+    form = await read_form(request, max_files=settings.max_files, max_file_bytes=settings.max_upload_bytes,
+                           max_fields=16, max_part_size=4 * settings.max_message_chars)
     try:
         check_fields(form.keys(), RUN_FIELDS + FORM_FILES)
         text = check_text(form.get("input"), settings.max_message_chars)
@@ -93,8 +86,8 @@ async def start_from_form(request: Request, runs: RunRegistry) -> Run:
         uploads = [f for key, f in form.multi_items() if key in FORM_FILES and not isinstance(f, str)]
         run = runs.create(agent if isinstance(agent, str) else None, plan_only=plan_only)
         try:
-            paths = [str(store_upload(await read_upload(f, settings.max_upload_bytes), f.filename,
-                                      run.folder / "uploads")) for f in uploads]
+            files = [(await read_upload(f, settings.max_upload_bytes), f.filename) for f in uploads]
+            paths = await asyncio.to_thread(store_uploads, files, run.folder / "uploads")
         except BaseException:
             runs.discard(run)
             raise
@@ -103,17 +96,23 @@ async def start_from_form(request: Request, runs: RunRegistry) -> Run:
     return runs.start(run, agent_input(text, history, paths))
 
 
+def store_uploads(files: list[tuple[bytes, str | None]], folder: Path) -> list[str]:
+    """Write each (bytes, file name) into ``folder`` (``store_upload``); their absolute paths."""
+    return [str(store_upload(data, name, folder)) for data, name in files]
+
+
+def chat_request(body: Any, settings: ServerSettings) -> ChatRequest:
+    """A chat body (JARVIS's and OpenAI's) read under the server's limits on text and attached files."""
+    return parse_messages(body, max_chars=settings.max_message_chars, max_files=settings.max_files,
+                          max_file_bytes=settings.max_upload_bytes)
+
+
 async def start_chat(runs: RunRegistry, chat: ChatRequest, agent: str | None, *, plan_only: bool = False) -> Run:
     """A run for a chat request (JARVIS and OpenAI bodies): files sent inside the messages are stored
     in the run's folder and given to the agent."""
     run = runs.create(agent, plan_only=plan_only)
     try:
-        paths = []
-        for data, name in chat.attachments:
-            if len(data) > runs.settings.max_upload_bytes:
-                raise ApiError(413, f"attached file {name!r} is larger than the limit of "
-                                    f"{runs.settings.max_upload_bytes} bytes", code="upload_too_large")
-            paths.append(str(store_upload(data, name, run.folder / "uploads")))
+        paths = await asyncio.to_thread(store_uploads, chat.attachments, run.folder / "uploads")
     except BaseException:
         runs.discard(run)
         raise
@@ -156,8 +155,10 @@ async def get_run(run_id: str, request: Request) -> dict[str, Any]:
 async def run_events(run_id: str, request: Request) -> StreamingResponse:
     """SSE of the run's events from the start (or after ``Last-Event-ID``), ending with ``end``."""
     run = registry(request).get(run_id)
-    last = request.headers.get("last-event-id", "")
-    start = int(last) + 1 if last.isdigit() else 0
+    last = request.headers.get("last-event-id", "").strip()
+    if last and not (last.isdigit() and len(last) <= 18):
+        raise ApiError(400, "Last-Event-ID must be the number of an event of this run", code="invalid_event_id")
+    start = int(last) + 1 if last else 0
 
     async def stream():
         index = start
@@ -173,10 +174,13 @@ async def run_events(run_id: str, request: Request) -> StreamingResponse:
 
 @router.get("/runs/{run_id}/files/{name:path}")
 async def run_file(run_id: str, name: str, request: Request, download: bool = False) -> FileResponse:
+    """A file of the run: media inline (unless ``download``), anything else as an attachment, so a
+    browser never renders a file a model or a download wrote as a page (``headers.py`` adds nosniff
+    and a sandbox policy)."""
     run = registry(request).get(run_id)
     path = confined_file(run.folder, name)
-    return FileResponse(path, filename=path.name if download else None,
-                        content_disposition_type="attachment" if download else "inline")
+    inline = not download and media_kind(path.name) != "file"
+    return FileResponse(path, filename=path.name, content_disposition_type="inline" if inline else "attachment")
 
 
 @router.delete("/runs/{run_id}")

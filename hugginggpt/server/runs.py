@@ -1,10 +1,11 @@
 """The server's one run lifecycle: admission, a FIFO queue for the shared models, events kept for
 replay, timeouts, cancellation, and removal after the retention time.
 
-A run's events are the agent's stage events (with ``files`` links added where they name files of the
-run), then one ``{"event": "end", "status": "done"|"failed"|"cancelled", "error": ...}``. Everything
-a run reads or writes lives in its folder ``<runs_dir>/<run id>/`` (uploads in ``uploads/``, the
-agent's workspace beside them), which goes away with the run.
+A run's events are the agent's stage events (strings cut where the trace cuts them, ``files`` links
+added where they name files of the run), then one ``{"event": "end", "status": "done"|"failed"|
+"cancelled", "error": ...}``. Everything a run reads or writes lives in its folder
+``<runs_dir>/<run id>/`` (uploads in ``uploads/``, the agent's workspace beside them), which goes
+away with the run.
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from hugginggpt.agent.events import FINAL
+from hugginggpt.agent.trace import TRACE_TEXT_CHARS
 from hugginggpt.errors import error_line
 from hugginggpt.server.agents import AgentPool
 from hugginggpt.server.errors import ApiError
 from hugginggpt.server.settings import ServerSettings
 from hugginggpt.server.stages import run_files, stage_events
+from hugginggpt.tools.results import clip_values
 
 log = logging.getLogger("hugginggpt.server")
 
@@ -184,6 +187,7 @@ class RunRegistry:
         stream = stage_events(agent, run.input, {"run_name": f"hugginggpt-serve-{run.id[:8]}"})
         try:
             async for event in stream:
+                event = clip_values(event, TRACE_TEXT_CHARS)  # kept for the run's life: strings cut as in the trace
                 if event.get("event") == FINAL:
                     run.output = event.get("output")
                 files = run_files({k: v for k, v in event.items() if k != "t"}, run.folder, run.base_url)

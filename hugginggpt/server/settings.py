@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,10 @@ class ServerSettings:
     ``max_active`` runs execute at once; up to ``max_queued`` more wait their turn in arrival order;
     past that a request gets 429 with ``Retry-After``. ``request_timeout`` bounds one run (seconds).
     Finished runs and their folders are kept ``keep_runs_s`` seconds (and at most ``max_kept_runs``
-    finished runs), then removed. ``cors_origins`` empty means no CORS headers at all.
+    finished runs), then removed. ``cors_origins`` empty means no CORS headers at all, and no request
+    from another origin (``same_origin.py``); ``allowed_hosts``: the ``Host`` names the server answers
+    besides the local ones (default: only local names, unless it listens on all addresses).
+    ``header_timeout_s``: a connection that has not sent a request's headers in this time is closed.
     """
 
     host: str = "127.0.0.1"
@@ -35,7 +39,9 @@ class ServerSettings:
     max_files: int = 8
     max_message_chars: int = 100_000
     cors_origins: tuple[str, ...] = ()
+    allowed_hosts: tuple[str, ...] = ()
     retry_after_s: int = 5
+    header_timeout_s: float = 10.0
 
     def __post_init__(self) -> None:
         for name in ("max_active", "max_kept_runs", "max_upload_bytes", "max_files", "max_message_chars"):
@@ -44,9 +50,10 @@ class ServerSettings:
         for name in ("max_queued",):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative, got {getattr(self, name)}")
-        for name in ("request_timeout", "keep_runs_s"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        for name in ("request_timeout", "keep_runs_s", "header_timeout_s"):
+            value = getattr(self, name)
+            if not math.isfinite(value) or value <= 0:
+                raise ValueError(f"{name} must be positive, got {value}")
         object.__setattr__(self, "runs_dir", expand_home(self.runs_dir).resolve())
 
     @staticmethod

@@ -103,7 +103,10 @@ def test_small_gguf_plans_runs_and_answers_with_a_complete_trace(smollm2, local_
     assert REQUEST in first_prompt and "image-to-text" in first_prompt
     assert trace["raw_plan_outputs"] and trace["raw_plan_outputs"][0] == planning_calls[0]["output"]
     assert trace["plan"] == plan
-    assert {str(k) for k in trace["selections"]} == {str(step["id"]) for step in plan}
+    # a model is selected for each step whose task has a candidate (only image-to-text and text-to-speech have
+    # one here); a step of the other two runs without one and fails as a missing model does
+    with_models = {"image-to-text", "text-to-speech"}
+    assert {str(k) for k in trace["selections"]} == {str(step["id"]) for step in plan if step["task"] in with_models}
     for selection in trace["selections"].values():
         assert selection["model"].startswith("tiny/") or selection["model"] == "" or selection["reason"]
     assert {"plan", "selection", "execution", "response"} <= set(trace["timings"])

@@ -124,6 +124,28 @@ async def test_an_empty_plan_for_a_request_that_gives_a_file_is_re_asked_once(ta
     assert (await aplan_request(llm, tasks, request_text, files=files)).plan.tasks == []
 
 
+class _BoundedScript(ScriptedChatModel):
+    """A scripted model with a ``max_tokens`` setting that records the bound of each call."""
+
+    max_tokens: int | None = 100_000
+    bounds: list = []
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        self.bounds.append(kwargs.get("max_tokens", self.max_tokens))
+        return super()._generate(messages, stop, run_manager, **kwargs)
+
+
+@pytest.mark.parametrize("structured", [False, True])
+async def test_the_plan_call_is_bounded_by_what_a_plan_can_need(tasks, structured):
+    from hugginggpt.agent.plan.planner import plan_max_tokens
+
+    llm = _BoundedScript(responses=[AIMessage(json.dumps({"tasks": CAPTION}))], structured=structured, bounds=[])
+    request = "Caption cat.png and read it aloud"
+    await aplan_request(llm, tasks, request, structured=structured)
+    assert llm.bounds == [plan_max_tokens(request)] and llm.bounds[0] <= 1024
+    assert plan_max_tokens("x" * 5000) > 5000  # a request's quoted text may be copied whole
+
+
 @pytest.mark.parametrize("request_text", ["Thanks, that was helpful!", "你好，你是谁？"])
 async def test_an_empty_plan_for_a_request_without_files_needs_one_call(tasks, request_text):
     llm = script([])

@@ -16,6 +16,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
+from hugginggpt.server.connections import HEADER_TIMEOUT_S, uvicorn_config
+
 _IMAGE = re.compile(r"(/[^\s,()\"'\]]+\.(?:png|jpg|jpeg))")
 
 
@@ -122,14 +124,17 @@ def free_port() -> int:
 
 
 class LiveServer:
-    """uvicorn serving ``app`` in a thread of this process; ``url`` is its base URL."""
+    """uvicorn serving ``app`` in a thread of this process, as ``hugginggpt serve`` does (its protocol and
+    header deadline); ``url`` is its base URL."""
 
     def __init__(self, app: Any):
         self.app = app
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on",
-                                timeout_keep_alive=60)
+        settings = getattr(app.state, "settings", None)
+        config = uvicorn_config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on",
+                                timeout_keep_alive=60,
+                                header_timeout_s=getattr(settings, "header_timeout_s", HEADER_TIMEOUT_S))
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="test-uvicorn", daemon=True)
 

@@ -13,11 +13,39 @@ from hugginggpt.cli.main import main
     (["--timeout", "0"], "--timeout must be positive"),
     (["--keep-runs", "-1"], "--keep-runs must be positive"),
     (["--llm", "gguf:/no/such/model.gguf"], "GGUF file not found: /no/such/model.gguf"),
+    # issue 23: nan was accepted (runs never removed) or gave an unclear message
+    (["--keep-runs", "nan"], "--keep-runs must be positive, got nan"),
+    (["--timeout", "inf"], "--timeout must be positive, got inf"),
+    (["--max-upload-mb", "nan"], "--max-upload-mb must be a positive number of MiB, got nan"),
+    (["--max-upload-mb", "-2"], "--max-upload-mb must be a positive number of MiB, got -2"),
+    # issue 23: a traceback each
+    (["--base-url", "http://[::1"], "base_url (--base-url, HUGGINGGPT_BASE_URL) is not a valid URL: 'http://[::1'"),
+    (["--runs-dir", "/dev/null/runs"], "--runs-dir '/dev/null/runs' cannot be made: /dev/null is a file"),
 ])
 def test_bad_serve_flags_fail_with_one_line(argv, expected, capsys):
     assert main(["serve", *argv]) == 1
     err = capsys.readouterr().err.strip()
     assert expected in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_port_in_use_fails_with_one_line_before_anything_loads(capsys, monkeypatch):
+    """Issue 23: `serve` exited with status 0 when it could not bind its port, after loading the models."""
+    import socket
+
+    from hugginggpt import build
+
+    def no_llm(settings):
+        raise AssertionError("nothing loads when the port is taken")
+
+    monkeypatch.setattr(build, "make_llm", no_llm)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
 
 
 def test_serve_has_no_per_request_flags(capsys):

@@ -20,7 +20,7 @@ from langchain_core.runnables.config import ensure_config
 
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
-from hugginggpt.agent.plan.model import Plan, Repair, TaskInfo
+from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair, TaskInfo
 from hugginggpt.agent.plan.parse import parse_plan_text, plan_schema, plan_schema_key, without_unfinished_task
 from hugginggpt.agent.plan.passes import is_rejection, validate_plan
 from hugginggpt.agent.plan.prompt import planning_messages, user_text
@@ -28,6 +28,7 @@ from hugginggpt.agent.trace import Trace, UsageCounter
 from hugginggpt.errors import LLMError, PlanError
 from hugginggpt.llm.content import content_text, cut_off, finish_reason
 from hugginggpt.llm.structured import ConstrainedCache, Structured
+from hugginggpt.llm.token_limits import bounded, token_limit
 from hugginggpt.prompts import render_prompt
 
 
@@ -41,6 +42,19 @@ class PlanResult:
     usage: dict[str, int] = field(default_factory=dict)
     prompt: list[dict[str, str]] = field(default_factory=list)
     structured: bool = False
+
+
+#: A plan's answer tokens: the JSON of ``MAX_TASKS`` steps (words, task name, id, argument names), plus the
+#: texts its arguments copy from the request, which are at most as many tokens as the request has characters.
+PLAN_BASE_TOKENS = 64
+PLAN_TOKENS_PER_TASK = 48
+PLAN_TOKENS_ROUNDING = 256
+
+
+def plan_max_tokens(request: str) -> int:
+    """The most tokens a plan for ``request`` can need (rounded up to a multiple of 256, so few bounds recur)."""
+    need = PLAN_BASE_TOKENS + PLAN_TOKENS_PER_TASK * MAX_TASKS + len(request)
+    return -(-need // PLAN_TOKENS_ROUNDING) * PLAN_TOKENS_ROUNDING
 
 
 def _rejections(repairs: list[Repair]) -> list[str]:
@@ -59,9 +73,11 @@ class Planner:
         self.request = request
         named = PlanContext.of(tasks, request).files.values() if request is not None else ()
         self.files = list(dict.fromkeys([*(files or []), *(f for kind in named for f in kind)]))
+        self.max_tokens = plan_max_tokens(request or "")
         cache = constrained if constrained is not None and constrained.serves(llm, structured) else None
         cache = cache or ConstrainedCache(llm, structured, size=1)
-        self.constrained = cache.get(lambda: plan_schema(tasks), plan_schema_key(tasks)) if tasks else None
+        self.constrained = (cache.get(lambda: plan_schema(tasks), plan_schema_key(tasks), max_tokens=self.max_tokens)
+                            if tasks else None)
         self.raw_outputs: list[str] = []
 
     async def _ask(self, messages: list[BaseMessage], config: RunnableConfig, stage: str) -> tuple[Any, list[Repair]]:
@@ -74,7 +90,7 @@ class Planner:
                 message = answer.get("raw")
                 parsed = answer.get("parsed")
             else:
-                message = await self.llm.ainvoke(messages, config)
+                message = await bounded(self.llm, self.max_tokens).ainvoke(messages, config)
                 parsed = None
         except (PlanError, LLMError):
             raise
@@ -86,14 +102,16 @@ class Planner:
         self.raw_outputs.append(raw_text)
         if self.trace is not None:
             self.trace.add_llm_call(stage, [m.model_dump() for m in messages], raw_text,
-                                    seconds=round(time.perf_counter() - started, 6), finish_reason=finish_reason(message))
+                                    seconds=round(time.perf_counter() - started, 6), finish_reason=finish_reason(message),
+                                    max_tokens=token_limit(bounded(self.llm, self.max_tokens)))
         data = parsed if parsed is not None else parse_plan_text(raw_text)
         if not cut_off(message):
             return data, []
         # Both readers (LangChain's partial-JSON parser and ours) close a cut-off answer with ends of their own.
         data, dropped = without_unfinished_task(raw_text, data)
-        limit = getattr(self.llm, "max_tokens", None)
-        reason = "the planner's answer stopped at its token limit" + (f" (max_tokens={limit})" if limit else "")
+        limit = token_limit(bounded(self.llm, self.max_tokens))
+        reason = ("the planner's answer stopped repeating itself" if finish_reason(message) == "repetition" else
+                  "the planner's answer stopped at its token limit" + (f" (max_tokens={limit})" if limit else ""))
         if dropped and not (data.get("tasks") if isinstance(data, dict) else data):
             raise PlanError(f"{reason} before it finished one task")
         return data, [{"task_id": None, "reason": f"{reason}: its unfinished last task is dropped" if dropped else reason, "pass": "read"}]

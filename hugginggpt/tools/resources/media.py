@@ -12,6 +12,7 @@ bytes of MP4/MOV, WebM/MKV, AVI or GIF.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable
 from math import gcd
@@ -41,6 +42,15 @@ MAX_AUDIO_SECONDS_ENV = "HUGGINGGPT_MAX_AUDIO_SECONDS"
 DEFAULT_MAX_AUDIO_SECONDS = 3600.0
 #: Sample rates outside this range are no real recording (a 1 Hz WAV asked for gigabytes when resampled).
 MIN_SAMPLE_RATE, MAX_SAMPLE_RATE = 1_000, 768_000
+MAX_AUDIO_SAMPLES_ENV = "HUGGINGGPT_MAX_AUDIO_SAMPLES"
+#: Frames x channels of one input: an hour of 48 kHz stereo (1.3 GiB as float32 before downmixing).
+DEFAULT_MAX_AUDIO_SAMPLES = 3600 * 48_000 * 2
+#: Audio is decoded this many samples (frames x channels) at a time and downmixed block by block.
+AUDIO_BLOCK_SAMPLES = 1 << 20
+MAX_VIDEO_PIXELS_ENV = "HUGGINGGPT_MAX_VIDEO_PIXELS"
+#: Pixels of all the frames sampled from one video together (about 192 MiB as RGB): larger frames are
+#: scaled down to their share as they are decoded.
+DEFAULT_MAX_VIDEO_PIXELS = 64 << 20
 
 
 def _limit(env: str, default: float) -> float:
@@ -52,7 +62,7 @@ def _limit(env: str, default: float) -> float:
         value = float(text)
     except ValueError:
         raise ResourceError(None, f"{env} must be a positive number, got {text!r}") from None
-    if value <= 0:
+    if not math.isfinite(value) or value <= 0:
         raise ResourceError(None, f"{env} must be a positive number, got {text!r}")
     return value
 
@@ -65,6 +75,24 @@ def max_image_pixels() -> int:
 def max_audio_seconds() -> float:
     """The longest input audio, in seconds (``HUGGINGGPT_MAX_AUDIO_SECONDS``, default 3600)."""
     return _limit(MAX_AUDIO_SECONDS_ENV, DEFAULT_MAX_AUDIO_SECONDS)
+
+
+def max_audio_samples() -> int:
+    """The most samples (frames x channels) an input audio may hold (``HUGGINGGPT_MAX_AUDIO_SAMPLES``)."""
+    return int(_limit(MAX_AUDIO_SAMPLES_ENV, DEFAULT_MAX_AUDIO_SAMPLES))
+
+
+def max_video_pixels() -> int:
+    """The most pixels the frames sampled from one video may hold together (``HUGGINGGPT_MAX_VIDEO_PIXELS``)."""
+    return int(_limit(MAX_VIDEO_PIXELS_ENV, DEFAULT_MAX_VIDEO_PIXELS))
+
+
+def check_frame_size(width: int, height: int, path: str | Path) -> None:
+    """Refuse a video whose frames are larger than an input image may be (``max_image_pixels``)."""
+    limit = max_image_pixels()
+    if width * height > limit:
+        raise ResourceError(None, f"video frames too large to decode safely: {path} has {width}x{height} "
+                                  f"frames ({width * height:,} pixels); at most {limit:,} ({MAX_IMAGE_PIXELS_ENV})")
 
 
 def _check_pixels(img: Image.Image, path: str | Path) -> None:
@@ -82,13 +110,21 @@ def _check_sample_rate(rate: float, path: str | Path) -> None:
 
 
 def _check_audio_header(info: Any, path: str | Path) -> None:
-    """Refuse, from the header alone, audio whose sample rate or length is no real input."""
+    """Refuse, from the header alone, audio whose sample rate, length or size is no real input."""
     _check_sample_rate(info.samplerate, path)
+    _check_audio_length(info.frames, info.samplerate, info.channels, path)
+
+
+def _check_audio_length(frames: int, rate: float, channels: int, path: str | Path) -> None:
     limit = max_audio_seconds()
-    seconds = info.frames / info.samplerate
+    seconds = frames / rate
     if seconds > limit:
         raise ResourceError(None, f"audio {path} is {seconds:,.0f} s long; at most {limit:g} s "
                                   f"({MAX_AUDIO_SECONDS_ENV})")
+    samples = max_audio_samples()
+    if frames * max(channels, 1) > samples:
+        raise ResourceError(None, f"audio {path} holds {frames * channels:,} samples ({channels} channel(s) of "
+                                  f"{frames:,} frames); at most {samples:,} ({MAX_AUDIO_SAMPLES_ENV})")
 
 
 def _soundfile():
@@ -108,9 +144,9 @@ def _head(path: Path, n: int = 64) -> bytes:
 
 
 def check_kind(path: str | Path, kind: str | None) -> Path:
-    """Raise ``ResourceError`` unless the file's content is of ``kind`` (image, audio, video).
+    """Raise ``ResourceError`` unless the file's content is of ``kind`` (image, audio, video, table).
 
-    Other kinds (text, table, None) are not checked. Returns the path for chaining.
+    Other kinds (text, None) are not checked. Returns the path for chaining.
     """
     path = Path(path)
     if kind == "image":
@@ -119,7 +155,27 @@ def check_kind(path: str | Path, kind: str | None) -> Path:
         _check_audio(path)
     elif kind == "video" and not is_video_head(_head(path)):
         raise ResourceError(None, f"not a video (MP4, MOV, WebM, MKV, AVI or GIF): {path}")
+    elif kind == "table":
+        _check_table(path)
     return path
+
+
+#: Suffixes of files a browser runs as a page or a script: never a table, whatever their content.
+_ACTIVE_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".svg", ".xml", ".js", ".mjs"})
+
+
+def _check_table(path: Path) -> None:
+    """A table file must be text a CSV reader can take: not media, not markup (HTML, SVG, XML),
+    no NUL bytes, UTF-8 in its first bytes. Checked before anything reads or keeps it."""
+    head = _head(path, 4096)
+    text = head.lstrip(b"\xef\xbb\xbf").lstrip()
+    if path.suffix.lower() in _ACTIVE_SUFFIXES or sniff_suffix(head) or b"\x00" in head or text[:1] == b"<":
+        raise ResourceError(None, f"not a table (CSV text): {path.name}")
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 3:  # not only a character cut at the end of the first bytes
+            raise ResourceError(None, f"not a table (CSV text): {path.name} is not UTF-8 text") from None
 
 
 def _check_image(path: Path) -> None:
@@ -182,18 +238,33 @@ def load_audio(path: str | Path, sampling_rate: int | None = None) -> tuple[np.n
     sf = _soundfile()
     try:
         _check_audio_header(sf.info(str(path)), path)
-        data, rate = sf.read(str(path), dtype="float32", always_2d=True)
+        mono, rate = _decode_mono(sf, path)
     except ResourceError:
         raise
     except FileNotFoundError:
         raise ResourceError(None, f"file not found: {path}") from None
     except Exception as exc:
         raise ResourceError(None, f"cannot decode audio {path}: {exc}") from None
-    mono = data.mean(axis=1, dtype=np.float32)
     if sampling_rate and sampling_rate != rate:
         _check_sample_rate(sampling_rate, f"resampling of {path}")
         mono = resample(mono, rate, sampling_rate)
         rate = sampling_rate
+    return mono, int(rate)
+
+
+def _decode_mono(sf: Any, path: str | Path) -> tuple[np.ndarray, int]:
+    """The audio downmixed to mono, decoded a block at a time: the memory it takes is the mono signal
+    (frames x 4 bytes), whatever the number of channels; the limits are checked again as the frames
+    arrive (a header may understate its length)."""
+    with sf.SoundFile(str(path)) as audio:
+        rate, channels = audio.samplerate, audio.channels
+        blocks, frames = [], 0
+        for block in audio.blocks(blocksize=max(1, AUDIO_BLOCK_SAMPLES // max(channels, 1)), dtype="float32",
+                                  always_2d=True):
+            frames += len(block)
+            _check_audio_length(frames, rate, channels, path)
+            blocks.append(block.mean(axis=1, dtype=np.float32))
+    mono = np.concatenate(blocks) if len(blocks) > 1 else (blocks[0] if blocks else np.zeros(0, np.float32))
     return mono, int(rate)
 
 

@@ -17,9 +17,11 @@ import ipaddress
 import os
 import socket
 import ssl
+import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import httpcore
 import httpx
@@ -100,14 +102,41 @@ def allow_any(address: IPAddress, port: int) -> str | None:
     return None
 
 
-def checked_addresses(host: str, port: int, policy: AddressPolicy) -> list[str]:
-    """Resolve ``host`` and return its addresses, or raise ``ResourceError`` if ANY fails ``policy``.
+def resolve(host: str, port: int, timeout: float | None = None) -> list[tuple]:
+    """``socket.getaddrinfo(host, port)`` for TCP, ending by ``timeout`` seconds.
+
+    The system resolver has no timeout of its own (a slow DNS server holds it for many seconds), so it
+    runs in a daemon thread of its own; past the timeout it is left to finish and nothing waits for it.
+    """
+    if timeout is None:
+        return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    outcome: list[Any] = []
+    done = threading.Event()
+
+    def lookup() -> None:
+        try:
+            outcome.append(socket.getaddrinfo(host, port, type=socket.SOCK_STREAM))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            outcome.append(exc)
+        done.set()
+
+    threading.Thread(target=lookup, name="hugginggpt-resolve", daemon=True).start()
+    if not done.wait(timeout):
+        raise httpcore.ConnectTimeout(f"resolving host {host!r} took longer than the download's deadline")
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
+
+
+def checked_addresses(host: str, port: int, policy: AddressPolicy, timeout: float | None = None) -> list[str]:
+    """Resolve ``host`` (within ``timeout`` seconds) and return its addresses, or raise ``ResourceError``
+    if ANY fails ``policy``.
 
     Every address counts, not only the first: a name that resolves to a public and a private address
     could otherwise be connected to the private one.
     """
     try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        infos = resolve(host, port, timeout)
     except (socket.gaierror, UnicodeError) as exc:
         raise httpcore.ConnectError(f"cannot resolve host {host!r}: {exc}") from None
     addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
@@ -171,7 +200,7 @@ class GuardedBackend(httpcore.NetworkBackend):
     def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
                     socket_options: Iterable | None = None) -> httpcore.NetworkStream:
         last_error: Exception | None = None
-        for address in checked_addresses(host, port, self.policy):
+        for address in checked_addresses(host, port, self.policy, _within(self.deadline, timeout)):
             try:  # a literal IP: the OS does no second lookup, so we connect where we checked
                 stream = self._sockets.connect_tcp(address, port, timeout=_within(self.deadline, timeout),
                                                    local_address=local_address, socket_options=socket_options)

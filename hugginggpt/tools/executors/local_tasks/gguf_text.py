@@ -162,7 +162,8 @@ def load(path: Path, options: LoadOptions | None = None) -> GGUFTextModel:
     loaded = shared_llama(path)
     n_ctx = loaded[2] if loaded is not None else TASK_N_CTX
     try:
-        chat = LlamaCppChatModel(model_path=str(path), n_ctx=n_ctx, temperature=0.0).load()
+        # no limit of its own: each call says its task's max_new_tokens
+        chat = LlamaCppChatModel(model_path=str(path), n_ctx=n_ctx, temperature=0.0, max_tokens=None).load()
     except LLMError as exc:
         raise ModelLoadError(None, str(exc)) from None
     return GGUFTextModel(Path(path), chat)

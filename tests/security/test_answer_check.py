@@ -1,0 +1,26 @@
+"""Issue 23, low item: the answer check flags every file the answer claims that no task made.
+
+It flagged absolute and home paths and media names, but not relative paths through hidden or parent
+folders (``.ssh/id_rsa``), documents (``report.docx``) or ``file:`` URLs.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hugginggpt.agent.response import unknown_paths
+
+FILES = {"/runs/r1/outputs/a.png", "/data/in/cat.jpg"}
+
+
+@pytest.mark.parametrize("mention", [".ssh/id_rsa", "report.docx", "file:///etc/passwd", "file:/etc/shadow",
+                                     "../secret.txt", "config/.env", "backup.tar.gz", "FILE:///C:/Users/u/key.pem"])
+def test_claimed_files_no_task_made_are_flagged(mention):
+    answer = f"Done: see {mention}. The image is /runs/r1/outputs/a.png and the input /data/in/cat.jpg."
+    assert unknown_paths(answer, FILES) == [mention]
+
+
+def test_known_files_and_prose_are_left_alone():
+    text = ("The image file:///runs/r1/outputs/a.png (also outputs/a.png and cat.jpg) was made with Node.js "
+            "on example.com, v1.2.3, and/or TCP/IP at ~5 km/s ... ./run it; e.g. 1.5x, i.e. done.")
+    assert unknown_paths(text, FILES) == []

@@ -1,0 +1,102 @@
+"""Issue 23 item 5: decoding an input costs at most the configured memory, whatever its header says.
+
+Audio is bounded in frames x channels and downmixed block by block; video frames are bounded in size
+(as images are) and in the pixels of all the sampled frames together. Memory is measured with
+``tracemalloc``, which sees numpy's arrays, or read off the decoded frames.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from hugginggpt.errors import ResourceError
+
+MiB = 1 << 20
+
+
+def _silent_flac(path: Path, seconds: float, rate: int, channels: int) -> Path:
+    """A FLAC of silence written a block at a time (it compresses to almost nothing)."""
+    import soundfile
+
+    block = np.zeros((rate, channels), dtype=np.int16)
+    with soundfile.SoundFile(str(path), "w", samplerate=rate, channels=channels, format="FLAC", subtype="PCM_16") as out:
+        for _ in range(int(seconds)):
+            out.write(block)
+    return path
+
+
+def _peak_bytes(fn, *args):
+    tracemalloc.start()
+    try:
+        result = fn(*args)
+        return result, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_many_channels_are_downmixed_as_they_are_decoded(tmp_path):
+    """A small 8-channel 192 kHz FLAC decoded whole took 8 x 4 bytes per frame (758 MiB for 60 s);
+    downmixed block by block it takes the mono signal's 4 bytes per frame."""
+    from hugginggpt.tools.resources import load_audio
+
+    path = _silent_flac(tmp_path / "wide.flac", 20, 192_000, 8)
+    assert path.stat().st_size < 512 * 1024
+    (samples, rate), peak = _peak_bytes(load_audio, path)
+    assert rate == 192_000 and samples.shape == (20 * 192_000,) and samples.dtype == np.float32
+    mono = samples.nbytes  # 14.6 MiB; decoded whole: 117 MiB before the mean
+    assert peak < 2 * mono + 16 * MiB, f"peak {peak / MiB:.0f} MiB for a {mono / MiB:.0f} MiB signal"
+
+
+def test_frames_times_channels_are_bounded_from_the_header(tmp_path, monkeypatch):
+    from hugginggpt.tools.resources import load_audio
+    from hugginggpt.tools.resources.media import DEFAULT_MAX_AUDIO_SAMPLES, MAX_AUDIO_SAMPLES_ENV, max_audio_samples
+
+    assert max_audio_samples() == DEFAULT_MAX_AUDIO_SAMPLES == 3600 * 48_000 * 2
+    wide = _silent_flac(tmp_path / "wide.flac", 2, 48_000, 8)
+    narrow = _silent_flac(tmp_path / "narrow.flac", 2, 48_000, 1)
+    monkeypatch.setenv(MAX_AUDIO_SAMPLES_ENV, "500000")
+    with pytest.raises(ResourceError, match=r"holds 768,000 samples \(8 channel\(s\) of 96,000 frames\); at most 500,000"):
+        load_audio(wide)
+    assert load_audio(narrow)[0].shape == (96_000,)
+    for bad in ("nan", "inf", "-1"):
+        monkeypatch.setenv(MAX_AUDIO_SAMPLES_ENV, bad)
+        with pytest.raises(ResourceError, match="HUGGINGGPT_MAX_AUDIO_SAMPLES must be a positive number"):
+            load_audio(narrow)
+
+
+def _animation(path: Path, frames: int, size: tuple[int, int]) -> Path:
+    images = [Image.new("P", size, i % 2) for i in range(frames)]
+    images[0].save(path, save_all=True, append_images=images[1:], duration=50)
+    return path
+
+
+def test_video_frames_are_scaled_to_a_pixel_budget_as_they_are_decoded(tmp_path, monkeypatch):
+    """A 246 KiB GIF of 64 frames of 2000x2000 reached 1.1 GiB in ``read_frames``: every sampled frame
+    was kept at full size. The frames together now hold at most ``HUGGINGGPT_MAX_VIDEO_PIXELS``."""
+    from hugginggpt.tools.executors.local_tasks.video_frames import read_frames
+    from hugginggpt.tools.resources.media import DEFAULT_MAX_VIDEO_PIXELS, MAX_VIDEO_PIXELS_ENV, max_video_pixels
+
+    assert max_video_pixels() == DEFAULT_MAX_VIDEO_PIXELS
+    path = _animation(tmp_path / "big.gif", 16, (2000, 1000))
+    monkeypatch.setenv(MAX_VIDEO_PIXELS_ENV, str(4_000_000))
+    frames = read_frames(path, 16)
+    assert len(frames) == 16
+    assert sum(f.width * f.height for f in frames) <= 4_000_000  # before: 16 x 2,000,000
+    assert all(abs(f.width / f.height - 2) < 0.02 for f in frames)  # scaled, not cropped
+    small = _animation(tmp_path / "small.gif", 4, (64, 32))
+    assert [f.size for f in read_frames(small, 4)] == [(64, 32)] * 4  # small frames stay as they are
+
+
+def test_video_frames_larger_than_an_image_may_be_are_refused(tmp_path, monkeypatch):
+    from hugginggpt.tools.executors.local_tasks.video_frames import read_frames
+    from hugginggpt.tools.resources.media import MAX_IMAGE_PIXELS_ENV
+
+    path = _animation(tmp_path / "wide.gif", 2, (3000, 1000))
+    monkeypatch.setenv(MAX_IMAGE_PIXELS_ENV, "1000000")
+    with pytest.raises(ResourceError, match=r"3000x1000 frames .*at most 1,000,000"):
+        read_frames(path, 2)
