@@ -36,12 +36,12 @@ from hugginggpt.eval.mapping import TaskBenchMapping
 from hugginggpt.eval.scoring import METRICS, GroupScore, load_predictions, score
 from hugginggpt.eval.taskbench import GRAPH_TYPES, TaskBenchDataset, TaskBenchSample
 from hugginggpt.tools.resources.sniff import KIND_SUFFIX
-from hugginggpt.tools.results import FILE_KINDS
+from hugginggpt.tools.table import MEDIA_KINDS
 
 AGENT_NAMES = ("global", "react", "tools")
 MODES = ("plan", "full")
 TOOL_SETS = ("domain", "all")
-_EXTENSIONS = {kind: KIND_SUFFIX[kind] for kind in FILE_KINDS}  # the one list: tools/resources/sniff.py
+_EXTENSIONS = {kind: KIND_SUFFIX[kind] for kind in MEDIA_KINDS}  # the one list: tools/resources/sniff.py
 
 AgentFactory = Callable[..., Any]  # (llm, mode, workspace root, tasks=None) -> agent
 

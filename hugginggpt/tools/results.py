@@ -15,7 +15,6 @@ from typing import Any
 from hugginggpt.errors import ResourceError
 from hugginggpt.tools.table import MEDIA_KINDS, OUTPUT_KINDS
 
-FILE_KINDS = MEDIA_KINDS  # the name eval/compare.py still imports
 
 
 def envelope(

@@ -13,8 +13,9 @@ from __future__ import annotations
 import graphlib
 
 from hugginggpt.agent.plan.context import PlanContext
-from hugginggpt.agent.plan.model import _MEDIA_KINDS, CANONICAL_REF, Plan, whole_ref
+from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, whole_ref
 from hugginggpt.agent.plan.references import is_placeholder, readable_media
+from hugginggpt.tools.table import MEDIA_KINDS
 
 
 def problems(plan: Plan, ctx: PlanContext) -> list[str]:
@@ -62,14 +63,14 @@ def _value_problems(own: int, kind: str, value: str, by_id: dict, ctx: PlanConte
             found.append("reads its own task's output")
         elif n not in by_id:
             found.append(f"reads task {n}, which the plan does not have")
-        elif kind in ("text", *_MEDIA_KINDS) and ctx.known[by_id[n].task].outputs and not ctx.known[by_id[n].task].produces(kind):
+        elif kind in ("text", *MEDIA_KINDS) and ctx.known[by_id[n].task].outputs and not ctx.known[by_id[n].task].produces(kind):
             found.append(f"reads task {n} ({by_id[n].task}), which makes no {kind}")
     if refs or ctx.request is None:
-        if kind in _MEDIA_KINDS and refs and whole_ref(value) is None:
+        if kind in MEDIA_KINDS and refs and whole_ref(value) is None:
             found.append(f"a {kind} is a whole <resource>-N, a file or a URL, not {value[:60]!r}")
         return found
-    if kind in _MEDIA_KINDS and not readable_media(value, ctx):
+    if kind in MEDIA_KINDS and not readable_media(value, ctx):
         found.append(f"{value[:60]!r} is no file the request names")
-    elif kind not in _MEDIA_KINDS and is_placeholder(value, ctx):
+    elif kind not in MEDIA_KINDS and is_placeholder(value, ctx):
         found.append(f"{value[:60]!r} is a placeholder, not a reference")
     return found

@@ -16,6 +16,7 @@ from hugginggpt.tools.resources.refs import CANONICAL_REF as CANONICAL_REF  # re
 from hugginggpt.tools.resources.refs import RESOURCE_REF as RESOURCE_REF
 from hugginggpt.tools.resources.refs import canonical_refs as canonical_refs
 from hugginggpt.tools.resources.refs import ref_ids
+from hugginggpt.tools.table import MEDIA_KINDS
 
 MAX_TASKS = 10
 """The most tasks a plan may hold (the JSON schema's ``maxItems``, and what validation keeps by default):
@@ -54,7 +55,7 @@ class TaskInfo:
 
     def produces(self, arg_kind: str) -> bool:
         """Whether this task's output can fill an argument of ``arg_kind`` (False when outputs are unknown)."""
-        if arg_kind in _MEDIA_KINDS:
+        if arg_kind in MEDIA_KINDS:
             return arg_kind in self.outputs
         return bool({"text", "data"} & set(self.outputs))
 
@@ -62,8 +63,6 @@ class TaskInfo:
 Repair = dict[str, Any]
 """One change to a plan, with its reason: ``{"task_id": int | None, "reason": str, "pass": name}``;
 a reason starting with "rejected" took a task out (the planner is then asked again)."""
-
-_MEDIA_KINDS = ("image", "audio", "video")
 
 
 class PlanTask(BaseModel):
@@ -115,7 +114,7 @@ def media_read(reader: PlanTask, source: int, known: dict[str, TaskInfo]) -> str
     info = known.get(reader.task)
     for name, value in reader.args.items():
         arg = info.arg(name) if info is not None else None
-        if arg is not None and arg.value_kind in _MEDIA_KINDS and source in refs_in(value):
+        if arg is not None and arg.value_kind in MEDIA_KINDS and source in refs_in(value):
             return arg.value_kind
     return None
 
@@ -141,12 +140,9 @@ def _flatten_text(value: Any) -> str:
     return ""
 
 
-_MEDIA_NAMES = ("image", "audio", "video")
-
-
 def _kind_from_schema(name: str, prop: dict[str, Any]) -> str:
     """Guess an argument's kind for a tool outside the task table (the Hub's names decide media)."""
-    for media in _MEDIA_NAMES:
+    for media in MEDIA_KINDS:
         if name == media or name.endswith(f"_{media}") or name.startswith(f"{media}_"):
             return media
     kind = prop.get("type")

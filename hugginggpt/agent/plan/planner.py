@@ -9,7 +9,6 @@ request that gives files, is re-asked once, with the reason.
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
 
+from hugginggpt.agent.llm_call import acall_llm
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair, TaskInfo
@@ -25,7 +25,7 @@ from hugginggpt.agent.plan.parse import parse_plan_text, plan_schema, plan_schem
 from hugginggpt.agent.plan.passes import is_rejection, validate_plan
 from hugginggpt.agent.plan.prompt import planning_messages, user_text
 from hugginggpt.agent.trace import Trace, UsageCounter
-from hugginggpt.errors import LLMError, PlanError
+from hugginggpt.errors import PlanError
 from hugginggpt.llm.content import content_text, cut_off, finish_reason
 from hugginggpt.llm.structured import ConstrainedCache, Structured
 from hugginggpt.llm.token_limits import bounded, token_limit
@@ -83,27 +83,14 @@ class Planner:
     async def _ask(self, messages: list[BaseMessage], config: RunnableConfig, stage: str) -> tuple[Any, list[Repair]]:
         """One LLM call: the parsed plan data and what reading it changed (a task that the token limit
         cut off is dropped); raises PlanError with the reason when there is no plan in the answer."""
-        started = time.perf_counter()
-        try:
-            if self.constrained is not None:
-                answer = await self.constrained.ainvoke(messages, config)
-                message = answer.get("raw")
-                parsed = answer.get("parsed")
-            else:
-                message = await bounded(self.llm, self.max_tokens).ainvoke(messages, config)
-                parsed = None
-        except (PlanError, LLMError):
-            raise
-        except Exception as exc:
-            raise LLMError(f"planning: the LLM call failed: {type(exc).__name__}: {exc}") from exc
-        raw_text = content_text(message)
+        llm = self.constrained if self.constrained is not None else bounded(self.llm, self.max_tokens)
+        reply = await acall_llm(stage, llm.ainvoke(messages, config), [m.model_dump() for m in messages],
+                                trace=self.trace, max_tokens=token_limit(bounded(self.llm, self.max_tokens)))
+        message, parsed = reply.message, reply.parsed
+        raw_text = reply.text
         if not raw_text and parsed is not None:
             raw_text = json.dumps(parsed, ensure_ascii=False, default=str)
         self.raw_outputs.append(raw_text)
-        if self.trace is not None:
-            self.trace.add_llm_call(stage, [m.model_dump() for m in messages], raw_text,
-                                    seconds=round(time.perf_counter() - started, 6), finish_reason=finish_reason(message),
-                                    max_tokens=token_limit(bounded(self.llm, self.max_tokens)))
         data = parsed if parsed is not None else parse_plan_text(raw_text)
         if not cut_off(message):
             return data, []

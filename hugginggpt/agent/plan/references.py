@@ -16,7 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 from hugginggpt.agent.plan.context import PlanContext, media_kind_of
-from hugginggpt.agent.plan.model import _MEDIA_KINDS, CANONICAL_REF, Plan, PlanTask, Repair, replace_refs, whole_ref
+from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, Repair, replace_refs, whole_ref
+from hugginggpt.tools.table import MEDIA_KINDS
 
 #: Longer values are never a placeholder (bounded work).
 _MAX_PLACEHOLDER = 200
@@ -84,14 +85,14 @@ def readable_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair
                 walk.note(task, f"argument {name!r}: {what} pointed to task {source.id} ({source.task}), the nearest "
                                 f"earlier {kind} producer")
                 return replace_refs(value, {n: source.id for n in broken})
-            file = ctx.one_file(kind) if kind in _MEDIA_KINDS else None
+            file = ctx.one_file(kind) if kind in MEDIA_KINDS else None
             if whole_ref(value) is not None and file is not None:
                 walk.note(task, f"argument {name!r}: {what} replaced by the request's {kind} {file!r}")
                 return file
             return value  # left for runnable_graph to reject, with its reason
         if ctx.request is None:
             return value
-        if kind in _MEDIA_KINDS:
+        if kind in MEDIA_KINDS:
             if readable_media(value, ctx):
                 return value
             source = walk.producer(position, kind)
@@ -136,13 +137,13 @@ def kind_true_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repai
             walk.note(task, f"argument {name!r} read {made}, which makes no {kind}: now reads task {source.id} "
                             f"({source.task}), the nearest earlier {kind} producer")
             return replace_refs(value, {n: source.id for n in wrong})
-        file = ctx.one_file(kind) if kind in _MEDIA_KINDS else None
+        file = ctx.one_file(kind) if kind in MEDIA_KINDS else None
         if whole_ref(value) is not None and file is not None:
             walk.note(task, f"argument {name!r} read {made}, which makes no {kind}: now the request's {kind} {file!r}")
             return file
         return value
 
-    return walk.run(fix, kinds=("text", *_MEDIA_KINDS))
+    return walk.run(fix, kinds=("text", *MEDIA_KINDS))
 
 
 def readable_media(value: str, ctx: PlanContext) -> bool:
