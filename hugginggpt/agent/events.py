@@ -16,10 +16,12 @@ TASK_START = "task_start"      # id, task, args, dep, model
 TASK_END = "task_end"          # id, task, result (the envelope), seconds
 TASK_FAILED = "task_failed"    # id, task, error, seconds
 TASK_SKIPPED = "task_skipped"  # id, task, reason
+RESPONSE_DELTA = "response_delta"  # text: the next piece of the answer as the controller writes it (global
+                                   # agent; not kept in the trace, whose response event has the whole answer)
 RESPONSE = "response"          # output, invented_paths
 LLM_CUT_OFF = "llm_cut_off"    # stage, finish_reason ("length" | "repetition" ...), max_tokens, note:
                                # an LLM answer that ended before the model finished it
 FINAL = "final"                # output: the whole invoke output (stage-event iterators only)
 
 STAGE_EVENTS = frozenset((PLAN, SELECTION, LLM_STEP, PARSE_ERROR, TASK_START, TASK_END, TASK_FAILED,
-                          TASK_SKIPPED, RESPONSE, LLM_CUT_OFF, FINAL))
+                          TASK_SKIPPED, RESPONSE_DELTA, RESPONSE, LLM_CUT_OFF, FINAL))

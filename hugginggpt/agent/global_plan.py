@@ -22,7 +22,7 @@ from hugginggpt.agent.plan.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan import Plan, TaskInfo, describe_tools
 from hugginggpt.agent.plan.planner import PlanResult, aplan_request
 from hugginggpt.agent.plan.prompt import planning_messages
-from hugginggpt.agent.response import arespond, known_files, response_messages
+from hugginggpt.agent.response import Answer, astream_response, known_files, response_messages
 from hugginggpt.agent.run import Agent, AgentRun, run_sync
 from hugginggpt.agent.scheduler import Scheduler
 from hugginggpt.agent.selection import ModelSelector
@@ -150,12 +150,21 @@ class GlobalPlanAgent(Agent):
         messages = response_messages(request.input, plan, selections, outcomes,
                                      chat_history=request.chat_history, history_tokens=self.history_tokens)
         files = known_files(outcomes, request.files)
-        answer, invented = await arespond(self.llm, messages, files, run.child("response"), trace, outcomes=outcomes)
+        yield {"results": outcomes}
+        streamed = ""
+        async for item in astream_response(self.llm, messages, files, run.child("response"), trace,
+                                           outcomes=outcomes):
+            if isinstance(item, Answer):
+                answer, invented = item.text, item.invented
+            else:  # the answer as it is written: output pieces that add up to its start
+                streamed += item
+                await run.emit(ev.RESPONSE_DELTA, text=item)
+                yield {"output": item}
         trace.timing("response", time.perf_counter() - started)
         trace.set("invented_paths", invented)
         await run.report_cut_offs()
         await run.emit(ev.RESPONSE, output=answer, invented_paths=invented)
-        yield {"results": outcomes, "output": answer}
+        yield {"output": answer[len(streamed):]}  # the notes and failure report after the streamed text
 
     def _tool_can_run(self, task: str, model: str) -> bool:
         """Whether the tool of ``task`` can run ``model`` (tools without ``can_run`` accept any)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Awaitable
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,32 +52,67 @@ async def acall_llm(stage: str, call: Awaitable[Any], prompt: Any, *, trace: Tra
     A constrained LLM's answer (``{"raw", "parsed", ...}``) is read as its raw message and parsed
     value. The call is recorded in ``trace`` under ``stage`` with ``prompt``: the answer's text (the
     message itself when it calls tools, the parsed value when the text is empty) and ``max_tokens``,
-    the answer bound the caller gave the LLM (``llm/token_limits.py``). Raises
-    ``LLMError`` when the model fails.
+    the answer bound the caller gave the LLM (``llm/token_limits.py``). Raises ``LLMError`` when the
+    model fails.
     """
     started = time.perf_counter()
     try:
         answer = await call
     except Exception as error:
-        seconds = round(time.perf_counter() - started, 6)
-        if isinstance(error, HuggingGPTError) or bubbles_up(error):
+        failure = _failed(stage, prompt, error, started, trace, max_tokens)
+        if failure is error:
             raise
-        line = error_line(error)
-        if trace is not None:
-            trace.add_llm_call(stage, prompt, "", seconds=seconds, max_tokens=max_tokens, error=line)
-        raise LLMError(f"{stage}: the LLM call failed: {line}") from error
-    seconds = round(time.perf_counter() - started, 6)
+        raise failure from error
     message, parsed = answer, None
     if isinstance(answer, dict) and "raw" in answer:
         message, parsed = answer.get("raw"), answer.get("parsed")
-    reply = LLMReply(message, parsed, content_text(message), seconds)
+    return _replied(stage, prompt, message, parsed, started, trace, max_tokens)
+
+
+async def astream_llm(stage: str, chunks: AsyncIterator[Any], prompt: Any, *, trace: Trace | None = None,
+                      max_tokens: int | None = None) -> AsyncIterator[str | LLMReply]:
+    """``acall_llm`` for a streamed answer (an LLM's ``astream(prompt, config)``): yields each chunk's
+    text as it comes, then the ``LLMReply`` of the whole answer (the chunks added up), recorded and
+    failing as ``acall_llm`` records and fails. A model that cannot stream gives one chunk."""
+    started = time.perf_counter()
+    message = None
+    try:
+        async for chunk in chunks:
+            message = chunk if message is None else message + chunk
+            text = content_text(chunk)
+            if text:
+                yield text
+    except Exception as error:
+        failure = _failed(stage, prompt, error, started, trace, max_tokens)
+        if failure is error:
+            raise
+        raise failure from error
+    yield _replied(stage, prompt, message, None, started, trace, max_tokens)
+
+
+def _failed(stage: str, prompt: Any, error: Exception, started: float, trace: Trace | None,
+            max_tokens: int | None) -> Exception:
+    """What a failed call raises: our own errors and LangGraph's control flow as they are, any other
+    failure as ``LLMError`` (recorded in the trace with its error line)."""
+    if isinstance(error, HuggingGPTError) or bubbles_up(error):
+        return error
+    line = error_line(error)
+    if trace is not None:
+        trace.add_llm_call(stage, prompt, "", seconds=round(time.perf_counter() - started, 6), max_tokens=max_tokens,
+                           error=line)
+    return LLMError(f"{stage}: the LLM call failed: {line}")
+
+
+def _replied(stage: str, prompt: Any, message: Any, parsed: Any, started: float, trace: Trace | None,
+             max_tokens: int | None) -> LLMReply:
+    reply = LLMReply(message, parsed, content_text(message), round(time.perf_counter() - started, 6))
     if trace is not None:
         output: Any = reply.text
         if getattr(message, "tool_calls", None):
             output = message
         elif not output and parsed is not None:
             output = json.dumps(parsed, ensure_ascii=False, default=str)
-        trace.add_llm_call(stage, prompt, output, getattr(message, "usage_metadata", None), seconds,
+        trace.add_llm_call(stage, prompt, output, getattr(message, "usage_metadata", None), reply.seconds,
                            reply.finish_reason, max_tokens=max_tokens)
     return reply
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -23,7 +25,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
-from hugginggpt.agent.llm_call import acall_llm
+from hugginggpt.agent.llm_call import LLMReply, astream_llm
 from hugginggpt.agent.plan import Plan
 from hugginggpt.agent.request import trim_history
 from hugginggpt.agent.trace import Trace
@@ -302,27 +304,59 @@ def _rounds_to(values: np.ndarray, places: int, number: float) -> bool:
     return False
 
 
-async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[str], config: RunnableConfig,
-                   trace: Trace | None = None, *,
-                   outcomes: dict[int, dict[str, Any]] | None = None) -> tuple[str, list[str]]:
-    """The answer and the file names it invented.
+@dataclass
+class Answer:
+    """The response stage's whole answer (notes and failure report included) and the paths it invented."""
+
+    text: str
+    invented: list[str]
+
+
+class _Stripped:
+    """Pieces of a text as they come, less the text's leading and trailing whitespace: the pieces
+    ``feed`` lets through add up to the whole text's ``strip()``."""
+
+    def __init__(self) -> None:
+        self.started, self.held = False, ""
+
+    def feed(self, piece: str) -> str:
+        if not self.started:
+            piece = piece.lstrip()
+            self.started = bool(piece)
+        text = self.held + piece
+        body = text.rstrip()
+        self.held = text[len(body):]
+        return body
+
+
+async def astream_response(llm: BaseChatModel, messages: list[BaseMessage], files: set[str], config: RunnableConfig,
+                           trace: Trace | None = None, *,
+                           outcomes: dict[int, dict[str, Any]] | None = None) -> AsyncIterator[str | Answer]:
+    """The answer as the controller writes it: its pieces (``str``), then the whole ``Answer``, which
+    starts with the pieces put together (what follows them: notes and the failure report).
 
     With ``outcomes`` (the run's tasks): when none succeeded, the answer is
     ``nothing_succeeded_answer`` and the LLM is not called (trace: ``response_llm`` = "skipped");
-    otherwise the LLM's answer about the successes (at most ``RESPONSE_MAX_TOKENS`` tokens), checked
-    against the prompt (``check_answer``: file paths and decimal numbers that no task produced; trace:
-    ``invented_numbers``), then ``failure_report``. An empty LLM answer is replaced by
-    ``fallback_answer(outcomes)`` (recorded in the trace as ``response_fallback``).
+    otherwise the LLM's answer about the successes (at most ``RESPONSE_MAX_TOKENS`` tokens, streamed
+    when the model streams), checked against the prompt (``check_answer``: file paths and decimal
+    numbers that no task produced; trace: ``invented_numbers``), then ``failure_report``. An empty LLM
+    answer is replaced by ``fallback_answer(outcomes)`` (recorded in the trace as ``response_fallback``).
     """
     outcomes = outcomes or {}
     if outcomes and not any(o.get("status") == "ok" for o in outcomes.values()):
         if trace is not None:
             trace.set("response_llm", "skipped: no task produced a result")
-        return nothing_succeeded_answer(outcomes), []
+        yield Answer(nothing_succeeded_answer(outcomes), [])
+        return
     llm = bounded(llm, RESPONSE_MAX_TOKENS)
-    reply = await acall_llm("response", llm.ainvoke(messages, config), messages, trace=trace,
-                            max_tokens=token_limit(llm))
-    answer = reply.text.strip()
+    stripped, reply = _Stripped(), None
+    async for item in astream_llm("response", llm.astream(messages, config), messages, trace=trace,
+                                  max_tokens=token_limit(llm)):
+        if isinstance(item, LLMReply):
+            reply = item
+        elif piece := stripped.feed(item):
+            yield piece
+    answer = reply.text.strip() if reply is not None else ""
     if not answer:
         answer = fallback_answer(outcomes)
         if trace is not None:
@@ -334,4 +368,14 @@ async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[s
     report = failure_report(outcomes)
     if report:
         answer += "\n\nNot done:\n" + report
-    return answer, invented
+    yield Answer(answer, invented)
+
+
+async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[str], config: RunnableConfig,
+                   trace: Trace | None = None, *,
+                   outcomes: dict[int, dict[str, Any]] | None = None) -> tuple[str, list[str]]:
+    """The whole answer of ``astream_response`` and the file names it invented."""
+    async for item in astream_response(llm, messages, files, config, trace, outcomes=outcomes):
+        if isinstance(item, Answer):
+            return item.text, item.invented
+    raise AssertionError("astream_response ends with its Answer")  # pragma: no cover

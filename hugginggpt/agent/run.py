@@ -36,7 +36,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config, merge_configs, patch_config
 from langchain_core.runnables.utils import AddableDict
 
-from hugginggpt.agent.events import FINAL, LLM_CUT_OFF, STAGE_EVENTS
+from hugginggpt.agent.events import FINAL, LLM_CUT_OFF, RESPONSE_DELTA, STAGE_EVENTS
 from hugginggpt.agent.limits import Budget, RunLimits
 from hugginggpt.agent.request import AgentRequest
 from hugginggpt.agent.trace import Trace, UsageCounter
@@ -80,7 +80,7 @@ class AgentRun:
         a LangChain custom event (``on_custom_event`` in ``astream_events``)."""
         if name not in STAGE_EVENTS:
             raise ValueError(f"unknown stage event {name!r}")
-        event = self.trace.event(name, **fields)
+        event = self.trace.event(name, record=name != RESPONSE_DELTA, **fields)
         if self._listener is not None:
             self._listener(event)
         await adispatch_custom_event(name, event, config=self.config)
@@ -175,7 +175,7 @@ class Agent(Runnable[AgentInput, dict[str, Any]]):
         output: dict[str, Any] = {}
         try:
             async for piece in self._steps(run):
-                output.update(piece)
+                output = dict(AddableDict(output) + AddableDict(piece))  # "output" may come in pieces
                 yield AddableDict(piece)
             rest = {key: value for key, value in _DEFAULTS.items() if key not in output}
             output.update(rest)

@@ -107,11 +107,13 @@ class Trace:
         with self._lock:
             self.data[key] = value
 
-    def event(self, name: str, **fields: Any) -> dict[str, Any]:
-        """Record a stage event (with the time since the run started) and return it."""
+    def event(self, name: str, *, record: bool = True, **fields: Any) -> dict[str, Any]:
+        """A stage event with the time since the run started, recorded unless ``record`` is false
+        (the response's text pieces: the trace keeps the whole answer instead)."""
         event = {"event": name, "t": round(time.perf_counter() - self._started, 6), **fields}
-        with self._lock:
-            self.data["events"].append(event)
+        if record:
+            with self._lock:
+                self.data["events"].append(event)
         return event
 
     def add_llm_call(self, stage: str, prompt: Any, output: Any, usage: dict | None = None,

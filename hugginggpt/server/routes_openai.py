@@ -3,7 +3,8 @@
 POST /v1/chat/completions: without ``stream`` a ``chat.completion``; with ``"stream": true`` SSE
 ``chat.completion.chunk`` events ending with ``data: [DONE]``. Each stage event rides along in a
 chunk with an empty delta, under the extension field ``hugginggpt_event`` (OpenAI clients ignore
-it); the answer comes as content. Dropping the stream cancels the run. ``model`` picks the agent
+it); the answer comes as content, piece by piece as the controller writes it (``response_delta``
+events), then whatever follows the written text (notes, the failure report). Dropping the stream cancels the run. ``model`` picks the agent
 (GET /v1/models lists them; ``hugginggpt`` is the server's default).
 """
 
@@ -17,7 +18,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 
-from hugginggpt.agent.events import FINAL
+from hugginggpt.agent.events import FINAL, RESPONSE_DELTA
 from hugginggpt.server.errors import ApiError, error_body
 from hugginggpt.server.routes_runs import chat_request, outcome_or_error, registry, start_chat, wait_or_cancel
 from hugginggpt.server.runs import FINISHED, Run
@@ -82,6 +83,7 @@ async def _chunks(request: Request, run: Run, completion_id: str, created: int):
         return sse({"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": run.agent,
                     "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}], **extra})
 
+    streamed = ""
     try:
         yield chunk({"role": "assistant", "content": ""})
         async for event in run.follow(heartbeat_s=HEARTBEAT_S):
@@ -90,10 +92,14 @@ async def _chunks(request: Request, run: Run, completion_id: str, created: int):
                 continue
             if event["event"] == "end":
                 break
-            if event["event"] != FINAL:
+            if event["event"] == RESPONSE_DELTA:  # the answer as the controller writes it
+                streamed += event.get("text") or ""
+                yield chunk({"content": event.get("text") or ""})
+            elif event["event"] != FINAL:
                 yield chunk({}, hugginggpt_event=event)
         if run.status == "done":
-            yield chunk({"content": run.output.get("output", "")})
+            answer = run.output.get("output", "")
+            yield chunk({"content": answer[len(streamed):] if answer.startswith(streamed) else answer})
             yield chunk({}, "stop", usage=_usage(run), hugginggpt=_extension(run))
         else:
             try:

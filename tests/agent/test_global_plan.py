@@ -72,7 +72,8 @@ async def test_stream_events_in_order(tools, tmp_path, image):
     events = [e async for e in agent.astream_stage_events({"input": "Caption it and read it aloud", "files": [str(image)]})]
     assert [(e["event"], e.get("id")) for e in events] == [
         ("plan", None), ("selection", None), ("task_start", 0), ("task_end", 0),
-        ("task_start", 1), ("task_end", 1), ("response", None), ("final", None)]
+        ("task_start", 1), ("task_end", 1), ("response_delta", None), ("response", None), ("final", None)]
+    assert events[6]["text"] == "Done." and events[7]["output"] == "Done."
     assert events[-1]["output"]["output"] == "Done."
     assert events[2]["args"] == {"image": str(image)} and events[4]["args"] == {"text": "a photo of a cat"}
 
@@ -243,3 +244,21 @@ def test_warm_up_has_a_controller_that_keeps_prompt_states_read_the_planning_pro
     asked = planning_messages("What is in cat.png?", agent.task_infos, demonstrations=agent.demonstrations)
     assert messages[0] == asked[0] and messages[1:] == [HumanMessage("")]
     assert make_agent(script(), tools, tmp_path).warm_up() == 0  # a controller that keeps no prompt state
+
+
+def test_the_answer_streams_as_the_controller_writes_it(tools, tmp_path, image):
+    """Issue 26: the response stage's tokens reach ``stream()`` as output pieces, which add up to the
+    answer ``invoke`` gives (here a model that streams word by word)."""
+    from langchain_core.language_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+
+    answer = "It shows a cat, and I read the caption aloud."
+    llm = GenericFakeChatModel(messages=iter([AIMessage(json.dumps(caption_plan(image))), AIMessage(answer)]))
+    pieces = list(make_agent(llm, tools, tmp_path).stream({"input": "Caption it and read it aloud",
+                                                           "files": [str(image)]}))
+    outputs = [p["output"] for p in pieces if "output" in p]
+    assert len([o for o in outputs if o]) >= 5  # word by word, not one chunk
+    assert "".join(outputs) == answer
+    assert "results" in pieces[next(i for i, p in enumerate(pieces) if "output" in p) - 1]  # results come first
+    trace = json.loads(Path(next(p["trace"] for p in pieces if "trace" in p)).read_text())
+    assert trace["output"] == answer

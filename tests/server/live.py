@@ -12,8 +12,9 @@ from typing import Any
 
 import uvicorn
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage, ToolMessage
+from langchain_core.messages.tool import tool_call_chunk
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import Field
 
 from hugginggpt.server.connections import HEADER_TIMEOUT_S, uvicorn_config
@@ -61,6 +62,21 @@ class RequestEchoLLM(BaseChatModel):
         self.calls.append((request, protocol))
         usage = {"input_tokens": 7, "output_tokens": 3, "total_tokens": 10}
         return ChatResult(generations=[ChatGeneration(message=message.model_copy(update={"usage_metadata": usage}))])
+
+    def _stream(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any):
+        """The answer of ``_generate`` as a model streams it: the response stage's text word by word
+        (usage on the last chunk), any other answer in one chunk."""
+        message = self._generate(messages, stop, run_manager, **kwargs).generations[0].message
+        calls = [tool_call_chunk(name=c["name"], args=json.dumps(c["args"]), id=c["id"], index=i)
+                 for i, c in enumerate(message.tool_calls)]
+        words = re.findall(r"\S+\s*", message.content) if not calls and message.content else [message.content]
+        for i, word in enumerate(words):
+            last = i == len(words) - 1
+            chunk = AIMessageChunk(content=word, tool_call_chunks=calls if last else [],
+                                   usage_metadata=message.usage_metadata if last else None)
+            if run_manager:
+                run_manager.on_llm_new_token(word, chunk=ChatGenerationChunk(message=chunk))
+            yield ChatGenerationChunk(message=chunk)
 
     @staticmethod
     def _react_turn(messages: list[BaseMessage]) -> tuple[str, AIMessage]:

@@ -127,6 +127,9 @@ class Turn {
       case "task_skipped":
         this.state(this.task(event.id, event.task), "skipped", text(event.reason));
         break;
+      case "response_delta":  // the answer as the controller writes it
+        this.node.querySelector(".answer").textContent += event.text || "";
+        break;
       case "response":
         this.node.querySelector(".answer").textContent = event.output || "";
         break;
