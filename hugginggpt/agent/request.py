@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import BaseMessage, SystemMessage, convert_to_messages, trim_messages
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, convert_to_messages, trim_messages
 
 from hugginggpt.errors import AgentInputError
+from hugginggpt.llm.content import content_text
 from hugginggpt.tools.resources import Workspace, new_run_id
 from hugginggpt.tools.schemas import MAX_TEXT_CHARS
 
@@ -28,16 +29,38 @@ class AgentRequest:
     input: str
     chat_history: list[BaseMessage] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    as_messages: bool = False
+    """Whether the request came as ``{"messages": [...]}`` (a LangGraph state): the answer then goes
+    back as ``{"messages": [AIMessage]}`` too."""
 
     @classmethod
     def parse(cls, value: Any) -> "AgentRequest":
+        """The request from a string, ``{"input", "chat_history", "files"}``, or a LangGraph messages
+        state ``{"messages": [...], "files": [...]}``: the last human message is the request and the
+        messages before it its history (what follows it, such as another node's note, is not read)."""
         if isinstance(value, str):
             return cls(input=_bounded(value))
+        if isinstance(value, dict) and "input" not in value and "messages" in value:
+            return cls._from_messages(value)
         if not isinstance(value, dict) or not isinstance(value.get("input"), str):
-            raise AgentInputError('agent input must be a string or {"input": str, "chat_history": [...], "files": [...]}')
+            raise AgentInputError('agent input must be a string, {"input": str, "chat_history": [...], '
+                                  '"files": [...]} or {"messages": [...]}')
         history = convert_to_messages(value.get("chat_history") or [])
-        files = [str(f) for f in value.get("files") or []]
-        return cls(input=_bounded(value["input"]), chat_history=list(history), files=files)
+        return cls(input=_bounded(value["input"]), chat_history=list(history), files=_files(value))
+
+    @classmethod
+    def _from_messages(cls, value: dict[str, Any]) -> "AgentRequest":
+        try:
+            messages = convert_to_messages(value["messages"] or [])
+        except (TypeError, ValueError, NotImplementedError) as error:
+            raise AgentInputError(f"messages: {error}") from error
+        last = next((i for i in range(len(messages) - 1, -1, -1) if isinstance(messages[i], HumanMessage)), None)
+        if last is None:
+            raise AgentInputError("messages: there is no human message to answer")
+        text = content_text(messages[last]).strip()
+        if not text:
+            raise AgentInputError("messages: the last human message has no text")
+        return cls(input=_bounded(text), chat_history=list(messages[:last]), files=_files(value), as_messages=True)
 
     def user_text(self) -> str:
         """The request as the LLM reads it: the files it may pass to tools are listed after it."""
@@ -51,6 +74,13 @@ class AgentRequest:
         files are the allowed inputs."""
         root = Path(parent) / new_run_id() if parent is not None else None
         return Workspace(root, inputs=self.files)
+
+
+def _files(value: dict[str, Any]) -> list[str]:
+    files = value.get("files") or []
+    if isinstance(files, (str, Path)) or not isinstance(files, (list, tuple)):
+        raise AgentInputError('"files" must be a list of paths')
+    return [str(f) for f in files]
 
 
 def trim_history(chat_history: list[Any] | None, max_tokens: int) -> list[BaseMessage]:

@@ -32,9 +32,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from langchain_core.callbacks.manager import adispatch_custom_event
+from langchain_core.messages import AIMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config, merge_configs, patch_config
 from langchain_core.runnables.utils import AddableDict
+from langchain_core.tools import BaseTool, StructuredTool
+from pydantic import BaseModel, Field
 
 from hugginggpt.agent.events import FINAL, LLM_CUT_OFF, RESPONSE_DELTA, STAGE_EVENTS
 from hugginggpt.agent.limits import Budget, RunLimits
@@ -162,6 +165,27 @@ class Agent(Runnable[AgentInput, dict[str, Any]]):
         """``astream_stage_events`` for sync code; closing the iterator cancels the run."""
         yield from iterate_sync(self.astream_stage_events(input, config))
 
+    def as_tool(self, args_schema: Any = None, *, name: str | None = None, description: str | None = None,
+                arg_types: dict[str, type] | None = None) -> BaseTool:
+        """This agent as a LangChain tool for another agent: it takes ``request`` (and ``files``, paths
+        the request is about) and returns the answer as text (produced files are named in it). With
+        ``args_schema`` or ``arg_types``, LangChain's ``Runnable.as_tool`` (the whole output dict)."""
+        if args_schema is not None or arg_types is not None:
+            return super().as_tool(args_schema, name=name, description=description, arg_types=arg_types)
+        agent = self
+
+        async def answer(request: str, config: RunnableConfig, files: list[str] | None = None) -> str:
+            output = await agent.ainvoke({"input": request, "files": files or []}, config)
+            return output["output"]
+
+        def answer_sync(request: str, config: RunnableConfig, files: list[str] | None = None) -> str:
+            return run_sync(answer(request, config, files))
+
+        return StructuredTool.from_function(
+            answer_sync, coroutine=answer, name=name or self.get_name(), args_schema=AgentToolInput,
+            description=description or "Solve a request with AI models (Hugging Face tasks): images, audio, "
+                                       "video and text, in several steps when needed. Returns the answer.")
+
     # ------------------------------------------------------------ the lifecycle
 
     async def _run(self, inputs: AsyncIterator[Any], run_manager: Any, config: RunnableConfig, *,
@@ -179,6 +203,8 @@ class Agent(Runnable[AgentInput, dict[str, Any]]):
                 yield AddableDict(piece)
             rest = {key: value for key, value in _DEFAULTS.items() if key not in output}
             output.update(rest)
+            if request.as_messages:  # a LangGraph messages state: the answer goes back as a message
+                rest["messages"] = [AIMessage(content=output["output"], name=run.trace.data.get("agent"))]
             self._record(run, output)
             path = str(run.trace.write())
         except BaseException as error:  # failed, cancelled, or the consumer stopped: keep the record
@@ -199,6 +225,13 @@ class Agent(Runnable[AgentInput, dict[str, Any]]):
             usage.update(steps=run.budget.steps, repeats=run.budget.repeats)
             run.trace.set("stopped", run.budget.stop_reason)
         run.trace.set("usage", usage)
+
+
+class AgentToolInput(BaseModel):
+    """What ``Agent.as_tool`` takes."""
+
+    request: str = Field(description="The request, in the user's own words.")
+    files: list[str] = Field(default_factory=list, description="Paths or URLs of the files the request is about.")
 
 
 def cut_off_note(stage: str | None, reason: str, max_tokens: int | None) -> str:
