@@ -41,12 +41,11 @@ def plan_schema(tasks: dict[str, TaskInfo]) -> dict[str, Any]:
     Table tasks use the table's own schema (``plan_json_schema``); other tools their argument names.
     Providers want an object at the top, hence the ``tasks`` wrapper.
     """
-    if all(info.in_table for info in tasks.values()):
+    specs = [info.spec for info in tasks.values()]
+    if all(spec is not None for spec in specs):
         from hugginggpt.tools.schemas import plan_json_schema
-        from hugginggpt.tools.table import task_table
 
-        table = task_table()
-        array = plan_json_schema([table[name] for name in tasks])
+        array = plan_json_schema(specs)
     else:
         array = {"type": "array", "items": _tool_steps_schema(tasks)}
     array = {**array, "maxItems": MAX_TASKS}
