@@ -200,3 +200,13 @@ def test_the_configuration_doc_holds_the_rendered_settings_table():
 
     doc = (PACKAGE.parent / "docs" / "CONFIGURATION.md").read_text(encoding="utf-8")
     assert settings_markdown() in doc
+
+
+def test_the_plan_schema_is_made_in_tools_schemas_only():
+    """The plan's JSON schema has one home, ``tools/schemas.py``: no other module writes a schema's
+    ``maxItems`` or ``anyOf`` (``agent/observations.py`` only reads a tool schema's ``anyOf``)."""
+    owners = {"hugginggpt.tools.schemas", "hugginggpt.agent.observations"}
+    written = sorted(f"{name}: {node.value}" for name, path in _module_names().items() if name not in owners
+                     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                     if isinstance(node, ast.Constant) and node.value in ("maxItems", "anyOf"))
+    assert written == []
