@@ -1,4 +1,12 @@
-"""Settings from command-line flags, environment variables and a TOML file, in that order.
+"""Every setting the package reads from the environment, in one table, and the run settings resolved
+from flags, environment variables and a TOML file, in that order.
+
+``TABLE`` lists each ``HUGGINGGPT_*`` variable once: its name, the value it stands for when unset (or
+empty) and what it means. No other module names or reads one: the CLI and server resolve ``Settings``
+once (``load_settings``) and pass them down (``hugginggpt/build.py``); a deep module that must read a
+variable when it acts (a media bound, the runs folder, the prompt cache) reads it here, through
+``env(key)`` / ``value(key)``, ``key`` being the name without ``HUGGINGGPT_`` in lower case
+(``value("max_audio_samples")``). ``settings_markdown()`` renders the table for docs/CONFIGURATION.md.
 
 One place decides precedence, so the CLI and library calls (``load_llm()`` with no spec) agree.
 The file (``~/.config/hugginggpt/config.toml``, or ``HUGGINGGPT_CONFIG``) holds plain settings::
@@ -35,6 +43,108 @@ HOSTED_DEFAULT_LLM = "openai:gpt-4o-mini"
 AGENTS = ("global", "react", "tools")
 EXECUTION_POLICIES = ("local", "remote", "hybrid")
 
+PREFIX = "HUGGINGGPT_"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One environment variable: its ``name``, the ``default`` it stands for when unset or empty
+    (None: nothing, or what ``meaning`` says), and ``meaning``, one line for people."""
+
+    name: str
+    default: str | None
+    meaning: str
+
+    @property
+    def key(self) -> str:
+        """The name without ``HUGGINGGPT_``, in lower case: ``HUGGINGGPT_MAX_AUDIO_SAMPLES`` -> ``max_audio_samples``;
+        for the ``Settings`` fields also the TOML key and (with dashes) the flag."""
+        return self.name.removeprefix(PREFIX).lower()
+
+
+#: THE table of the variables the package reads, each once. ``Settings`` fields first (flag > variable >
+#: config file > default), then the ones read where they act.
+TABLE: tuple[Setting, ...] = (
+    Setting("HUGGINGGPT_LLM", None, "controller LLM spec (`--llm`); unset: `openai:gpt-4o-mini` when "
+            "`OPENAI_API_KEY` is set, else the embedded GGUF (Qwen2.5-1.5B-Instruct)"),
+    Setting("HUGGINGGPT_BASE_URL", None, "OpenAI-compatible server of the controller LLM (`--base-url`)"),
+    Setting("HUGGINGGPT_AGENT", "global", "agent (`--agent`): `global`, `react` or `tools`"),
+    Setting("HUGGINGGPT_EXECUTION", "hybrid", "where tasks run (`--execution`): `local`, `remote` or `hybrid`"),
+    Setting("HUGGINGGPT_ENDPOINT", None, "remote inference endpoint URL (`--endpoint`); unset: Hugging Face "
+            "Inference Providers"),
+    Setting("HUGGINGGPT_TRACE_DIR", None, "parent folder of run folders for one command (`--trace-dir`); "
+            "unset: `HUGGINGGPT_HOME`"),
+    Setting("HUGGINGGPT_LOCAL_MODELS", None, "local model folders, comma-separated, each `DIR` or `TASK=DIR` "
+            "(`--local-model`)"),
+    Setting("HUGGINGGPT_CONFIG", None, "the TOML settings file; unset: `$XDG_CONFIG_HOME/hugginggpt/config.toml`, "
+            "else `~/.config/hugginggpt/config.toml`"),
+    Setting("HUGGINGGPT_HOME", "hugginggpt-runs", "folder of the run folders (each run's files and `trace.json`); "
+            "the server's go under `<it>/server`"),
+    Setting("HUGGINGGPT_PROVIDER", "auto", "Hugging Face Inference Provider, for remote tasks and "
+            "`huggingface:` controllers"),
+    Setting("HUGGINGGPT_DOWNLOAD_MODELS", None, "`1`/`0`: whether local execution may download Hub models; "
+            "unset: `1` with `--execution local`, else `0`"),
+    Setting("HUGGINGGPT_API_KEY", None, "the key `hugginggpt serve` requires as `Authorization: Bearer` "
+            "(`--api-key`); unset: no auth"),
+    Setting("HUGGINGGPT_CACHE", None, "cache folder (llama.cpp prompt states); unset: "
+            "`$XDG_CACHE_HOME/hugginggpt`, else `~/.cache/hugginggpt`"),
+    Setting("HUGGINGGPT_PROMPT_CACHE", "disk", "llama.cpp prompt-prefix cache: `disk` (RAM and disk), `ram` or `off`"),
+    Setting("HUGGINGGPT_GRAMMAR_SAMPLING", "checked", "embedded JSON grammar: `checked` (the drawn token "
+            "checked, redrawn if refused) or `full` (llama-cpp-python's own sampler)"),
+    Setting("HUGGINGGPT_VERBOSE", None, "any value: the CLI keeps library logs and progress bars"),
+    Setting("HUGGINGGPT_DIFFUSION_STEPS", "25", "denoising steps of diffusion tasks when the call does not say"),
+    Setting("HUGGINGGPT_CONTROLNET_BASE", None, "base pipeline (folder or Hub id) of ControlNet tasks; unset: "
+            "the ControlNet README's `base_model`, else Stable Diffusion 1.5 / SDXL"),
+    Setting("HUGGINGGPT_ALLOW_PRIVATE_URLS", None, "`1`/`true`/`yes`/`on`: URL downloads may reach private, "
+            "loopback and link-local addresses"),
+    Setting("HUGGINGGPT_MAX_IMAGE_PIXELS", "89478485", "most pixels of an input image (Pillow's warning threshold)"),
+    Setting("HUGGINGGPT_MAX_AUDIO_SECONDS", "3600", "longest input audio, in seconds"),
+    Setting("HUGGINGGPT_MAX_AUDIO_SAMPLES", str(3600 * 48_000 * 2), "most samples (frames x channels) of an "
+            "input audio: an hour of 48 kHz stereo"),
+    Setting("HUGGINGGPT_MAX_VIDEO_PIXELS", str(64 << 20), "most pixels of the frames sampled from one video, "
+            "together (larger frames are scaled down)"),
+)
+SETTINGS: dict[str, Setting] = {setting.key: setting for setting in TABLE}
+
+
+def var(key: str) -> str:
+    """The variable's name: ``var("home")`` is ``HUGGINGGPT_HOME`` (``KeyError`` for a key not in ``TABLE``)."""
+    return SETTINGS[key].name
+
+
+def env(key: str) -> str | None:
+    """The variable as set now (None when unset), read when called so a changed environment counts."""
+    return os.environ.get(var(key))
+
+
+def value(key: str) -> str:
+    """The variable when set and not empty, else its default from ``TABLE`` (a variable without one:
+    ask ``env``)."""
+    return env(key) or default(key)
+
+
+def default(key: str) -> str:
+    """The variable's default from ``TABLE`` (``KeyError`` for a variable without one)."""
+    given = SETTINGS[key].default
+    if given is None:
+        raise KeyError(f"{var(key)} has no default")
+    return given
+
+
+def runs_home() -> Path:
+    """The folder of run folders: ``HUGGINGGPT_HOME`` (default ``hugginggpt-runs``, relative to the
+    current directory). The workspace, the server and the settings check all ask here."""
+    return Path(value("home"))
+
+
+def settings_markdown() -> str:
+    """``TABLE`` as a markdown table (variable, default, meaning), as docs/CONFIGURATION.md holds it."""
+    rows = ["| Variable | Default | Meaning |", "|---|---|---|"]
+    for setting in TABLE:
+        shown = f"`{setting.default}`" if setting.default is not None else "-"
+        rows.append(f"| `{setting.name}` | {shown} | {setting.meaning} |")
+    return "\n".join(rows) + "\n"
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -42,8 +152,8 @@ class Settings:
 
     llm: str | None = None
     base_url: str | None = None
-    agent: str = "global"
-    execution: str = "hybrid"
+    agent: str = SETTINGS["agent"].default or AGENTS[0]
+    execution: str = SETTINGS["execution"].default or EXECUTION_POLICIES[-1]
     endpoint: str | None = None
     trace_dir: str | None = None
     #: Local model folders, comma-separated, each ``DIR`` or ``TASK=DIR`` (task read from the folder if absent).
@@ -68,21 +178,14 @@ class Settings:
         return EMBEDDED_DEFAULT_LLM
 
 
-ENV_VARS = {
-    "llm": "HUGGINGGPT_LLM",
-    "base_url": "HUGGINGGPT_BASE_URL",
-    "agent": "HUGGINGGPT_AGENT",
-    "execution": "HUGGINGGPT_EXECUTION",
-    "endpoint": "HUGGINGGPT_ENDPOINT",
-    "trace_dir": "HUGGINGGPT_TRACE_DIR",
-    "local_models": "HUGGINGGPT_LOCAL_MODELS",
-}
+#: The variable of each ``Settings`` field (its TOML key and flag carry the same name).
+ENV_VARS = {f.name: var(f.name) for f in fields(Settings)}
 _CHOICES = {"agent": AGENTS, "execution": EXECUTION_POLICIES}
 
 
 def config_path() -> tuple[Path, bool]:
     """The config file and whether the user named it explicitly (then it must exist)."""
-    explicit = os.environ.get("HUGGINGGPT_CONFIG")
+    explicit = env("config")
     if explicit:
         return expand_home(explicit), True
     base = os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config"
@@ -95,7 +198,7 @@ def read_config_file(path: str | Path | None = None) -> dict[str, Any]:
     if path is None:
         path, explicit = config_path()
     path = Path(path)
-    source = " (set by HUGGINGGPT_CONFIG)" if explicit else ""
+    source = f" (set by {var('config')})" if explicit else ""
     try:
         mode = path.stat().st_mode
     except FileNotFoundError:
@@ -136,9 +239,9 @@ def load_settings(**overrides: Any) -> Settings:
     if unexpected:
         raise TypeError(f"unknown settings: {', '.join(sorted(unexpected))}")
     values: dict[str, Any] = dict(read_config_file())
-    for name, var in ENV_VARS.items():
-        if os.environ.get(var):
-            values[name] = os.environ[var]
+    for name in ENV_VARS:
+        if env(name):
+            values[name] = env(name)
     values.update({k: v for k, v in overrides.items() if v is not None})
     for name, choices in _CHOICES.items():
         if name in values and values[name] not in choices:
@@ -161,8 +264,9 @@ def check_places(settings: Settings) -> None:
             check_url(name, getattr(settings, name))
     if settings.trace_dir:
         check_folder(_where("trace_dir"), settings.trace_dir)
-    if os.environ.get("HUGGINGGPT_HOME"):
-        check_folder("HUGGINGGPT_HOME", os.environ["HUGGINGGPT_HOME"])
+    home = env("home")
+    if home:
+        check_folder(var("home"), home)
 
 
 def check_url(name: str, value: str) -> None:

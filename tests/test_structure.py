@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -129,3 +130,83 @@ def test_stage_event_names_are_spelled_only_in_events():
                      for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                      if isinstance(node, ast.Constant) and node.value in names)
     assert spelled == []
+
+
+# ------------------------------------------------------------------ settings: one table, one reader
+
+SETTINGS_OWNER = "hugginggpt.config"
+VARIABLE = re.compile(r"\bHUGGINGGPT_[A-Z0-9_]*[A-Z0-9]\b")
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of the docstring nodes in ``tree`` (text for people, not code)."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def test_only_the_settings_owner_spells_a_variable_name_in_code():
+    """No module but ``hugginggpt.config`` writes a ``HUGGINGGPT_*`` name in its code (strings it reads
+    or shows): the others ask ``config.env``/``config.value``/``config.var``. Docstrings and comments may
+    name a variable for people."""
+    spelled = []
+    for name, path in _module_names().items():
+        if name == SETTINGS_OWNER:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = _docstrings(tree)
+        spelled += [f"{name}:{node.lineno}: {node.value!r}" for node in ast.walk(tree)
+                    if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs
+                    and "HUGGINGGPT_" in node.value]
+    assert spelled == []
+
+
+def test_no_module_but_the_settings_owner_reads_the_environment_for_a_variable():
+    """``os.environ`` / ``os.getenv`` with a ``HUGGINGGPT_*`` name appear in ``hugginggpt.config`` only."""
+    reads = []
+    for name, path in _module_names().items():
+        if name == SETTINGS_OWNER:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if ("environ" in line or "getenv" in line) and ("HUGGINGGPT" in line or "_ENV" in line):
+                reads.append(f"{name}:{number}: {line.strip()}")
+    assert reads == []
+
+
+def test_the_settings_table_lists_every_variable_the_package_names():
+    """Each ``HUGGINGGPT_*`` name anywhere in the package (code, docstrings, comments, prompts) is a row
+    of ``config.TABLE``, and each row is spelled once."""
+    from hugginggpt import config
+
+    names = [setting.name for setting in config.TABLE]
+    assert len(names) == len(set(names))
+    found = {}
+    for path in PACKAGE.rglob("*"):
+        if path.is_file() and path.suffix in (".py", ".md", ".json", ".yaml", ".html", ".js"):
+            for variable in VARIABLE.findall(path.read_text(encoding="utf-8", errors="replace")):
+                found.setdefault(variable, str(path.relative_to(PACKAGE.parent)))
+    assert {name: where for name, where in found.items() if name not in names} == {}
+    assert set(names) <= set(found)
+
+
+def test_the_configuration_doc_holds_the_rendered_settings_table():
+    """docs/CONFIGURATION.md shows ``config.settings_markdown()`` as it is now. To refresh it:
+    ``python -c "from hugginggpt.config import settings_markdown; print(settings_markdown())"``."""
+    from hugginggpt.config import settings_markdown
+
+    doc = (PACKAGE.parent / "docs" / "CONFIGURATION.md").read_text(encoding="utf-8")
+    assert settings_markdown() in doc
+
+
+def test_the_plan_schema_is_made_in_tools_schemas_only():
+    """The plan's JSON schema has one home, ``tools/schemas.py``: no other module writes a schema's
+    ``maxItems`` or ``anyOf`` (``agent/observations.py`` only reads a tool schema's ``anyOf``)."""
+    owners = {"hugginggpt.tools.schemas", "hugginggpt.agent.observations"}
+    written = sorted(f"{name}: {node.value}" for name, path in _module_names().items() if name not in owners
+                     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                     if isinstance(node, ast.Constant) and node.value in ("maxItems", "anyOf"))
+    assert written == []

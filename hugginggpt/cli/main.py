@@ -48,7 +48,9 @@ def quiet_libraries() -> None:
     (``HF_HUB_DISABLE_PROGRESS_BARS=1`` turns them off too). ``HUGGINGGPT_VERBOSE=1`` keeps everything."""
     import os
 
-    if os.environ.get("HUGGINGGPT_VERBOSE"):
+    from hugginggpt import config
+
+    if config.env("verbose"):
         return
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("HF_HUB_VERBOSITY", "error")  # read when huggingface_hub is imported

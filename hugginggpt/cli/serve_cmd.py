@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hugginggpt.cli.run_cmd import add_agent_arguments, settings_from
-from hugginggpt.config import check_folder
+from hugginggpt.config import check_folder, var
 from hugginggpt.errors import HuggingGPTError
 
 
@@ -21,14 +21,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--api-key", metavar="KEY",
-                        help="require 'Authorization: Bearer KEY' on every API route (default: $HUGGINGGPT_API_KEY)")
+                        help=f"require 'Authorization: Bearer KEY' on every API route (default: ${var('api_key')})")
     parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
                         help="allow browser calls from this origin (repeatable; default: no CORS)")
     parser.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                         help="answer requests sent to this host name too (repeatable; default: local names only, "
                              "unless --host listens on all addresses)")
     parser.add_argument("--runs-dir", metavar="DIR",
-                        help="folder of the runs' folders (default: <--trace-dir or $HUGGINGGPT_HOME>/server)")
+                        help=f"folder of the runs' folders (default: <--trace-dir or ${var('home')}>/server)")
     parser.add_argument("--max-active", type=int, default=4, metavar="N", help="runs executing at once (default 4)")
     parser.add_argument("--max-queued", type=int, default=32, metavar="N",
                         help="runs waiting their turn before new requests get 429 (default 32)")

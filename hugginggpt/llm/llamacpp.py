@@ -48,6 +48,7 @@ from langchain_core.utils.function_calling import (
 from langchain_core.utils.pydantic import is_basemodel_subclass
 from pydantic import BaseModel, Field
 
+from hugginggpt import config
 from hugginggpt.errors import LLMError
 from hugginggpt.llm import compute_thread
 from hugginggpt.llm.content import REPETITION, content_text
@@ -142,7 +143,7 @@ def _load_llama(path: str, n_ctx: int, n_threads: int, n_gpu_layers: int, seed: 
         except (ValueError, RuntimeError, OSError) as exc:
             raise LLMError(f"cannot load GGUF model {path}: {exc}") from None
         _attach_prompt_cache(llama, key[0], n_ctx)
-        if os.environ.get("HUGGINGGPT_GRAMMAR_SAMPLING", "checked") != "full":  # "full": llama-cpp-python's own
+        if config.env("grammar_sampling") != "full":  # "full": llama-cpp-python's own
             from hugginggpt.llm.grammar_sampling import check_grammar_after_drawing
 
             check_grammar_after_drawing(llama)

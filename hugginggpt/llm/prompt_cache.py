@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from hugginggpt import config
 from hugginggpt.errors import error_line
 from hugginggpt.paths import expand_home
 
@@ -53,7 +54,7 @@ DEFAULT_DISK_BYTES = 2 << 30
 
 def cache_root() -> Path:
     """``$HUGGINGGPT_CACHE``, else ``$XDG_CACHE_HOME/hugginggpt``, else ``~/.cache/hugginggpt``."""
-    explicit = os.environ.get("HUGGINGGPT_CACHE")
+    explicit = config.env("cache")
     if explicit:
         return expand_home(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
@@ -62,7 +63,7 @@ def cache_root() -> Path:
 
 def prompt_cache_mode() -> str:
     """``HUGGINGGPT_PROMPT_CACHE``: ``disk`` (default: RAM and disk), ``ram`` (RAM only) or ``off``."""
-    mode = (os.environ.get("HUGGINGGPT_PROMPT_CACHE") or "disk").strip().lower()
+    mode = config.value("prompt_cache").strip().lower()
     if mode in ("0", "false", "no", "none"):
         return "off"
     return mode if mode in ("disk", "ram", "off") else "disk"

@@ -20,6 +20,7 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 
+from hugginggpt import config
 from hugginggpt.errors import LLMError, error_line
 from hugginggpt.paths import expand_home
 
@@ -148,7 +149,7 @@ def _huggingface(model: str, base_url: str | None, api_key: str | None, kw: dict
         endpoint_args["endpoint_url"] = base_url
     else:
         endpoint_args["repo_id"] = model
-        endpoint_args["provider"] = os.environ.get("HUGGINGGPT_PROVIDER") or "auto"
+        endpoint_args["provider"] = config.value("provider")
     for name in ("temperature", "max_new_tokens", "timeout"):
         if name in kw:
             endpoint_args[name] = kw.pop(name)

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hugginggpt import config
 from hugginggpt.paths import expand_home
 from hugginggpt.tools.resources import MiB
 
-API_KEY_ENV = "HUGGINGGPT_API_KEY"
+#: The variable of the API key (``config.TABLE`` holds it with every other).
+API_KEY_ENV = config.var("api_key")
 
 
 @dataclass(frozen=True)
 class ServerSettings:
-    """Limits and policies of one server process.
+    """Limits and policies of one server process: what the server adds to the package's settings
+    (``hugginggpt.config``: its ``Settings`` pick the agent and models, its ``TABLE`` every variable). The
+    environment reaches it only through that table: ``runs_dir`` defaults to ``config.runs_home()/server``
+    and the API key to ``HUGGINGGPT_API_KEY`` (``key_from_env``).
 
     ``max_active`` runs execute at once; up to ``max_queued`` more wait their turn in arrival order;
     past that a request gets 429 with ``Retry-After``. ``request_timeout`` bounds one run (seconds).
@@ -29,7 +33,7 @@ class ServerSettings:
     host: str = "127.0.0.1"
     port: int = 8000
     api_key: str | None = None
-    runs_dir: Path = field(default_factory=lambda: Path(os.environ.get("HUGGINGGPT_HOME", "hugginggpt-runs")) / "server")
+    runs_dir: Path = field(default_factory=lambda: config.runs_home() / "server")
     max_active: int = 4
     max_queued: int = 32
     request_timeout: float = 600.0
@@ -59,4 +63,4 @@ class ServerSettings:
     @staticmethod
     def key_from_env(given: str | None) -> str | None:
         """The API key: the flag's, else ``HUGGINGGPT_API_KEY``'s, else none (no auth)."""
-        return given or os.environ.get(API_KEY_ENV) or None
+        return given or config.env("api_key") or None

@@ -1,4 +1,6 @@
-"""Schemas generated from the task table: a pydantic args model per task, and a plan's JSON schema.
+"""Schemas generated from the task table: a pydantic args model per task, and a plan's JSON schema
+(THE home of the plan schema: the planner's ``agent/plan/parse.plan_schema`` is made here, for table
+tasks from their specs and for other tools from their argument names and kinds).
 
 The args models validate what an LLM fills in (a wrong or misspelt argument fails, naming it); the
 plan schema constrains the planning LLM's output. The JSON schema keeps to keywords that llama.cpp's
@@ -9,7 +11,8 @@ JSON-schema-to-grammar converter supports (``type``, ``enum``, ``properties``, `
 from __future__ import annotations
 
 from functools import cache
-from typing import Annotated, Any, Iterable, Literal
+from collections.abc import Iterable, Mapping
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
@@ -170,7 +173,48 @@ def plan_json_schema(specs: Iterable[TaskSpec] | None = None) -> dict[str, Any]:
         from hugginggpt.tools.table import task_table
 
         specs = task_table().values()
-    branches = [step_json_schema(spec) for spec in specs]
-    if not branches:
+    return plan_steps_schema([step_json_schema(spec) for spec in specs])
+
+
+def plan_steps_schema(steps: list[dict[str, Any]]) -> dict[str, Any]:
+    """A plan as a list of steps, each matching one of ``steps`` (step schemas, one per task)."""
+    if not steps:
         raise ValueError("a plan schema needs at least one task")
-    return {"type": "array", "items": {"anyOf": branches}}
+    return {"type": "array", "items": {"anyOf": steps}}
+
+
+def tool_arg_json_schema(kind: str, choices: Iterable[str] | None = None) -> dict[str, Any]:
+    """A grammar-friendly JSON schema for one argument of a tool outside the task table, whose ``kind``
+    was guessed from its schema (a number may come as text)."""
+    if kind == "number":
+        return {"anyOf": [{"type": "number"}, {"type": "string"}]}
+    if kind == "list":
+        return {"type": "array", "items": {"type": "string"}}
+    if choices:
+        return {"type": "string", "enum": list(choices)}
+    return {"type": "string"}
+
+
+def tool_step_json_schema(task: str, args: Iterable[tuple[str, str, bool]],
+                          choices: Mapping[str, Iterable[str]] | None = None) -> dict[str, Any]:
+    """The JSON schema of one plan step running a tool outside the table: ``args`` as ``(name, kind,
+    required)``, ``choices`` the allowed values by argument name. A tool without arguments takes any."""
+    args = list(args)
+    choices = choices or {}
+    schema: dict[str, Any] = {"type": "object", "additionalProperties": not args}
+    if args:
+        schema["properties"] = {name: tool_arg_json_schema(kind, choices.get(name)) for name, kind, _ in args}
+        schema["required"] = [name for name, _, required in args if required]
+    return step_schema(task, schema)
+
+
+def plan_object_schema(array: dict[str, Any], max_items: int) -> dict[str, Any]:
+    """The planner's answer, ``{"tasks": array}`` with at most ``max_items`` steps: providers want an
+    object at the top, hence the ``tasks`` wrapper."""
+    return {
+        "title": "plan",
+        "description": "The tasks that serve the user's request; an empty list when none is needed.",
+        "type": "object",
+        "properties": {"tasks": {**array, "maxItems": max_items}},
+        "required": ["tasks"],
+    }

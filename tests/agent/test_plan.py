@@ -7,11 +7,11 @@ from hugginggpt.agent.plan.passes import validate_plan
 from hugginggpt.errors import PlanError
 
 TASKS = {
-    "image-to-text": TaskInfo("image-to-text", "Caption an image.", (ArgInfo("image", "image", True),), True),
-    "text-to-speech": TaskInfo("text-to-speech", "Speak a text.", (ArgInfo("text", "text", True),), True),
+    "image-to-text": TaskInfo("image-to-text", "Caption an image.", (ArgInfo("image", "image", True),)),
+    "text-to-speech": TaskInfo("text-to-speech", "Speak a text.", (ArgInfo("text", "text", True),)),
     "image-segmentation": TaskInfo(
         "image-segmentation", "Segment.", (ArgInfo("image", "image", True), ArgInfo("subtask", "choice")),
-        True, {"subtask": ("semantic", "instance")},
+        choices={"subtask": ("semantic", "instance")},
     ),
     "sentence-similarity": TaskInfo(
         "sentence-similarity", "Compare.", (ArgInfo("source_sentence", "text", True), ArgInfo("sentences", "list", True)),

@@ -251,3 +251,23 @@ def test_every_demonstration_is_a_clean_plan_for_the_task_table():
     assert {d["kind"] for d in demos} >= {"single", "chain", "dag", "none"}
     for demo in demos:
         assert validate_plan(demo["plan"], table)[1] == [], demo["input"]
+
+
+def test_a_table_tasks_info_is_a_view_of_its_spec():
+    """The planner's ``TaskInfo`` of a table task is made from its ``TaskSpec`` alone and keeps it: the
+    arguments, their kinds and choices, and the outputs are the table's."""
+    from langchain_core.tools import StructuredTool
+
+    from hugginggpt.agent.plan import TaskInfo
+
+    table = task_table()
+    infos = describe_tools([StructuredTool.from_function(lambda image: {}, name="image-segmentation", description="x"),
+                            StructuredTool.from_function(lambda text: {}, name="shout", description="y")], table)
+    spec = table["image-segmentation"]
+    info = infos["image-segmentation"]
+    assert info.spec is spec and info.in_table and info == TaskInfo.of(spec)
+    assert [(a.name, a.kind, a.required, a.items) for a in info.args] == [
+        (a.name, a.kind, a.required, a.items) for a in spec.args]
+    assert info.outputs == tuple(spec.outputs) and info.description == spec.description
+    assert info.choices == {a.name: tuple(a.choices) for a in spec.args if a.choices}
+    assert infos["shout"].spec is None and not infos["shout"].in_table

@@ -57,3 +57,28 @@ def test_read_config_file_returns_its_settings(tmp_path):
     path = tmp_path / "c.toml"
     path.write_text('llm = "openai:gpt-4o-mini"\nbase_url = "http://127.0.0.1:8000/v1"\n')
     assert read_config_file(path) == {"llm": "openai:gpt-4o-mini", "base_url": "http://127.0.0.1:8000/v1"}
+
+
+def test_the_settings_table_is_read_when_asked(monkeypatch):
+    """``config.env``/``value`` read the variable when called; empty counts as unset for ``value``;
+    ``runs_home`` is HUGGINGGPT_HOME, else the table's default."""
+    from pathlib import Path
+
+    import pytest
+
+    from hugginggpt import config
+
+    assert config.var("max_audio_samples") == "HUGGINGGPT_MAX_AUDIO_SAMPLES"
+    monkeypatch.setenv("HUGGINGGPT_PROVIDER", "hf-inference")
+    assert config.value("provider") == "hf-inference"
+    monkeypatch.setenv("HUGGINGGPT_PROVIDER", "")
+    assert config.env("provider") == "" and config.value("provider") == "auto"
+    monkeypatch.delenv("HUGGINGGPT_HOME", raising=False)
+    assert config.runs_home() == Path("hugginggpt-runs")
+    monkeypatch.setenv("HUGGINGGPT_HOME", "/tmp/elsewhere")
+    assert config.runs_home() == Path("/tmp/elsewhere")
+    with pytest.raises(KeyError):
+        config.default("api_key")
+    with pytest.raises(KeyError):
+        config.var("no_such_setting")
+    assert config.ENV_VARS["trace_dir"] == "HUGGINGGPT_TRACE_DIR"

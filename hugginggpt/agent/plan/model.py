@@ -16,7 +16,7 @@ from hugginggpt.tools.resources.refs import CANONICAL_REF as CANONICAL_REF  # re
 from hugginggpt.tools.resources.refs import RESOURCE_REF as RESOURCE_REF
 from hugginggpt.tools.resources.refs import canonical_refs as canonical_refs
 from hugginggpt.tools.resources.refs import ref_ids
-from hugginggpt.tools.table import MEDIA_KINDS
+from hugginggpt.tools.table import MEDIA_KINDS, ArgSpec, TaskSpec
 
 MAX_TASKS = 10
 """The most tasks a plan may hold (the JSON schema's ``maxItems``, and what validation keeps by default):
@@ -25,12 +25,20 @@ a small model otherwise can loop until its token limit, and a provider may ignor
 
 @dataclass(frozen=True)
 class ArgInfo:
-    """One argument as the planner and scheduler see it (``kind`` decides what a reference yields)."""
+    """One argument as the planner and scheduler see it (``kind`` decides what a reference yields).
+
+    For a table task it is ``ArgInfo.of(spec_arg)``, made from the table's ``ArgSpec`` and nothing else;
+    for any other tool it is read from the tool's argument schema (``task_info_from_tool``)."""
 
     name: str
     kind: str = "text"
     required: bool = False
     items: str | None = None
+
+    @classmethod
+    def of(cls, arg: ArgSpec) -> ArgInfo:
+        """The table argument ``arg`` as the planner sees it."""
+        return cls(arg.name, arg.kind, arg.required, arg.items)
 
     @property
     def value_kind(self) -> str:
@@ -40,15 +48,33 @@ class ArgInfo:
 
 @dataclass(frozen=True)
 class TaskInfo:
-    """A task the agent can run: a table task, or any LangChain tool described by its schema."""
+    """A task the agent can run: a view of a table task, or any LangChain tool described by its schema.
+
+    The task table (``tools/tasks.yaml`` -> ``tools/table.TaskSpec``) is where a task's arguments, their
+    kinds and its outputs are defined. A table task's ``TaskInfo`` is ``TaskInfo.of(spec)``, the one
+    conversion, and keeps that ``spec`` (the plan's JSON schema is made from it); a tool outside the table
+    has ``spec`` None and what its schema says (outputs unknown)."""
 
     name: str
     description: str
     args: tuple[ArgInfo, ...] = ()
-    in_table: bool = False
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
     outputs: tuple[str, ...] = ()
     """Output kinds of the result envelope (``text image audio video data``); () when unknown."""
+    spec: TaskSpec | None = field(default=None, compare=False, repr=False)
+    """The table task this is a view of; None for a tool outside the table."""
+
+    @classmethod
+    def of(cls, spec: TaskSpec) -> TaskInfo:
+        """A table task as the agent sees it: everything from ``spec``."""
+        return cls(spec.name, spec.description, tuple(ArgInfo.of(a) for a in spec.args),
+                   choices={a.name: tuple(a.choices) for a in spec.args if a.choices},
+                   outputs=tuple(spec.outputs), spec=spec)
+
+    @property
+    def in_table(self) -> bool:
+        """Whether this is a task of the table (models are selected for it from the catalog)."""
+        return self.spec is not None
 
     def arg(self, name: str) -> ArgInfo | None:
         return next((a for a in self.args if a.name == name), None)
@@ -153,11 +179,9 @@ def _kind_from_schema(name: str, prop: dict[str, Any]) -> str:
     return "text"
 
 
-def task_info_from_spec(spec: Any) -> TaskInfo:
-    """A table ``TaskSpec`` as the agent sees it."""
-    args = tuple(ArgInfo(a.name, a.kind, a.required, a.items) for a in spec.args)
-    choices = {a.name: tuple(a.choices) for a in spec.args if a.choices}
-    return TaskInfo(spec.name, spec.description, args, in_table=True, choices=choices, outputs=tuple(spec.outputs))
+def task_info_from_spec(spec: TaskSpec) -> TaskInfo:
+    """A table ``TaskSpec`` as the agent sees it (``TaskInfo.of``)."""
+    return TaskInfo.of(spec)
 
 
 def task_info_from_tool(tool: Any) -> TaskInfo:
@@ -171,7 +195,7 @@ def task_info_from_tool(tool: Any) -> TaskInfo:
     required = set(schema.get("required", []))
     args = tuple(ArgInfo(n, _kind_from_schema(n, p), n in required) for n, p in props.items())
     choices = {n: tuple(p["enum"]) for n, p in props.items() if isinstance(p.get("enum"), list)}
-    return TaskInfo(tool.name, (tool.description or "").strip(), args, in_table=False, choices=choices)
+    return TaskInfo(tool.name, (tool.description or "").strip(), args, choices=choices)
 
 
 def describe_tools(tools: list[Any], table: dict[str, Any] | None = None) -> dict[str, TaskInfo]:

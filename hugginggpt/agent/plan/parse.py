@@ -1,6 +1,7 @@
 """The plan as the planner writes it: its JSON schema (task names as an enum, each task with its own
-argument names), a plan written that way (for demonstrations), the plan read out of an LLM's answer
-(cut off or not), and that answer's data read into a ``Plan`` whose steps have unique ids.
+argument names; made by ``tools/schemas.py``), a plan written that way (for demonstrations), the plan
+read out of an LLM's answer (cut off or not), and that answer's data read into a ``Plan`` whose steps
+have unique ids.
 
 A planner writes ``{"step", "task", "id", "args"}`` per step (``step``: its own words for what the task
 does): HuggingGPT's ``dep`` list is left out, because the passes rebuild it from the ``<resource>-N``
@@ -22,52 +23,25 @@ from hugginggpt.agent.plan.model import MAX_TASKS, Plan, PlanTask, Repair, TaskI
 from hugginggpt.errors import PlanError
 from hugginggpt.llm.json_text import find_json
 from hugginggpt.tools.resources.refs import canonical_refs
-from hugginggpt.tools.schemas import PLAN_STEP_KEYS, step_schema
-
-
-def _arg_schema(kind: str, choices: tuple[str, ...] | None) -> dict[str, Any]:
-    if kind == "number":
-        return {"anyOf": [{"type": "number"}, {"type": "string"}]}
-    if kind == "list":
-        return {"type": "array", "items": {"type": "string"}}
-    if choices:
-        return {"type": "string", "enum": list(choices)}
-    return {"type": "string"}
+from hugginggpt.tools.schemas import (
+    PLAN_STEP_KEYS,
+    plan_json_schema,
+    plan_object_schema,
+    plan_steps_schema,
+    tool_step_json_schema,
+)
 
 
 def plan_schema(tasks: dict[str, TaskInfo]) -> dict[str, Any]:
-    """JSON schema of ``{"tasks": [...]}``: task names as an enum, each task with its own arguments.
-
-    Table tasks use the table's own schema (``plan_json_schema``); other tools their argument names.
-    Providers want an object at the top, hence the ``tasks`` wrapper.
-    """
-    if all(info.in_table for info in tasks.values()):
-        from hugginggpt.tools.schemas import plan_json_schema
-        from hugginggpt.tools.table import task_table
-
-        table = task_table()
-        array = plan_json_schema([table[name] for name in tasks])
-    else:
-        array = {"type": "array", "items": _tool_steps_schema(tasks)}
-    array = {**array, "maxItems": MAX_TASKS}
-    return {
-        "title": "plan",
-        "description": "The tasks that serve the user's request; an empty list when none is needed.",
-        "type": "object",
-        "properties": {"tasks": array},
-        "required": ["tasks"],
-    }
-
-
-def _tool_steps_schema(tasks: dict[str, TaskInfo]) -> dict[str, Any]:
-    variants = []
-    for info in tasks.values():
-        args: dict[str, Any] = {"type": "object", "additionalProperties": not info.args}
-        if info.args:
-            args["properties"] = {a.name: _arg_schema(a.kind, info.choices.get(a.name)) for a in info.args}
-            args["required"] = [a.name for a in info.args if a.required]
-        variants.append(step_schema(info.name, args))
-    return {"anyOf": variants}
+    """JSON schema of ``{"tasks": [...]}``: task names as an enum, each task with its own arguments, at
+    most ``MAX_TASKS`` steps. Made in ``tools/schemas.py``, the one home of the plan's schema: from the
+    table's specs when every task is a table task, else from each tool's argument names and kinds."""
+    specs = [info.spec for info in tasks.values()]
+    if all(spec is not None for spec in specs):
+        return plan_object_schema(plan_json_schema(specs), MAX_TASKS)
+    steps = [tool_step_json_schema(info.name, [(a.name, a.kind, a.required) for a in info.args], info.choices)
+             for info in tasks.values()]
+    return plan_object_schema(plan_steps_schema(steps), MAX_TASKS)
 
 
 def plan_schema_key(tasks: dict[str, TaskInfo]) -> Hashable:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import os
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from hugginggpt import config
 from hugginggpt.errors import ModelLoadError
 from hugginggpt.tools.executors.base import Executor, TaskCall
 from hugginggpt.tools.executors.remote import RemoteExecutor
@@ -172,16 +172,17 @@ def default_executor(catalog: "ModelCatalog | None" = None, policy: str | None =
     """
     from hugginggpt.tools.catalog import ModelCatalog
 
-    policy = policy or os.environ.get("HUGGINGGPT_EXECUTION") or "hybrid"
+    policy = policy or config.value("execution")
     if policy not in POLICIES:
-        raise ValueError(f"unknown execution policy {policy!r} (HUGGINGGPT_EXECUTION); use one of {', '.join(POLICIES)}")
+        raise ValueError(f"unknown execution policy {policy!r} ({config.var('execution')}); use one of {', '.join(POLICIES)}")
     catalog = catalog if catalog is not None else ModelCatalog()
-    endpoint = endpoint or os.environ.get("HUGGINGGPT_ENDPOINT") or None
-    provider = None if endpoint else os.environ.get("HUGGINGGPT_PROVIDER") or "auto"
+    endpoint = endpoint or config.env("endpoint") or None
+    provider = None if endpoint else config.value("provider")
     remote = RemoteExecutor(endpoint, provider=provider)
     # The local policy fetches Hub models on first use (nothing else could run them); hybrid does not,
     # since remote inference covers what is not on disk. HUGGINGGPT_DOWNLOAD_MODELS=1/0 overrides.
-    download = os.environ.get("HUGGINGGPT_DOWNLOAD_MODELS", "1" if policy == "local" else "0") not in ("0", "", "false")
+    downloads = config.env("download_models")
+    download = (downloads if downloads is not None else "1" if policy == "local" else "0") not in ("0", "", "false")
     local, note = _local_executor(catalog, download) if policy != "remote" else (None, None)
     if local is None and policy == "local":
         raise ModelLoadError(None, note or "local execution is unavailable")

@@ -13,7 +13,6 @@ bytes of MP4/MOV, WebM/MKV, AVI or GIF.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Iterable
 from math import gcd
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 from PIL import Image, ImageOps
 
+from hugginggpt import config
 from hugginggpt.errors import ResourceError
 from hugginggpt.tools.resources.atomic import atomic_write
 from hugginggpt.tools.resources.sniff import AUDIO_SUFFIXES, is_video_head, sniff_suffix
@@ -36,26 +36,30 @@ class OutputFolder(Protocol):
 _SOUNDFILE_FORMATS = {".wav": "WAV", ".flac": "FLAC", ".ogg": "OGG", ".opus": "OGG", ".mp3": "MP3"}
 
 #: Limits on what a decoded input may cost, checked from the file's header before decoding.
-MAX_IMAGE_PIXELS_ENV = "HUGGINGGPT_MAX_IMAGE_PIXELS"
-DEFAULT_MAX_IMAGE_PIXELS = 89_478_485  # Pillow's own warning threshold (about 0.25 GiB as RGB); refused above
-MAX_AUDIO_SECONDS_ENV = "HUGGINGGPT_MAX_AUDIO_SECONDS"
-DEFAULT_MAX_AUDIO_SECONDS = 3600.0
+#: Each is a variable of ``config.TABLE``, where its default is written (read when checked, so a changed
+#: environment counts).
+MAX_IMAGE_PIXELS_ENV = config.var("max_image_pixels")
+DEFAULT_MAX_IMAGE_PIXELS = int(config.default("max_image_pixels"))  # Pillow's warning threshold (~0.25 GiB as RGB)
+MAX_AUDIO_SECONDS_ENV = config.var("max_audio_seconds")
+DEFAULT_MAX_AUDIO_SECONDS = float(config.default("max_audio_seconds"))
 #: Sample rates outside this range are no real recording (a 1 Hz WAV asked for gigabytes when resampled).
 MIN_SAMPLE_RATE, MAX_SAMPLE_RATE = 1_000, 768_000
-MAX_AUDIO_SAMPLES_ENV = "HUGGINGGPT_MAX_AUDIO_SAMPLES"
+MAX_AUDIO_SAMPLES_ENV = config.var("max_audio_samples")
 #: Frames x channels of one input: an hour of 48 kHz stereo (1.3 GiB as float32 before downmixing).
-DEFAULT_MAX_AUDIO_SAMPLES = 3600 * 48_000 * 2
+DEFAULT_MAX_AUDIO_SAMPLES = int(config.default("max_audio_samples"))
 #: Audio is decoded this many samples (frames x channels) at a time and downmixed block by block.
 AUDIO_BLOCK_SAMPLES = 1 << 20
-MAX_VIDEO_PIXELS_ENV = "HUGGINGGPT_MAX_VIDEO_PIXELS"
+MAX_VIDEO_PIXELS_ENV = config.var("max_video_pixels")
 #: Pixels of all the frames sampled from one video together (about 192 MiB as RGB): larger frames are
 #: scaled down to their share as they are decoded.
-DEFAULT_MAX_VIDEO_PIXELS = 64 << 20
+DEFAULT_MAX_VIDEO_PIXELS = int(config.default("max_video_pixels"))
 
 
-def _limit(env: str, default: float) -> float:
-    """A positive limit from the environment, else ``default`` (an unusable value names the variable)."""
-    text = os.environ.get(env, "").strip()
+def _limit(key: str, default: float) -> float:
+    """A positive limit from variable ``key`` of ``config.TABLE``, else ``default`` (an unusable value
+    names the variable)."""
+    env = config.var(key)
+    text = (config.env(key) or "").strip()
     if not text:
         return default
     try:
@@ -69,22 +73,22 @@ def _limit(env: str, default: float) -> float:
 
 def max_image_pixels() -> int:
     """The most pixels an input image may have (``HUGGINGGPT_MAX_IMAGE_PIXELS``, default 89,478,485)."""
-    return int(_limit(MAX_IMAGE_PIXELS_ENV, DEFAULT_MAX_IMAGE_PIXELS))
+    return int(_limit("max_image_pixels", DEFAULT_MAX_IMAGE_PIXELS))
 
 
 def max_audio_seconds() -> float:
     """The longest input audio, in seconds (``HUGGINGGPT_MAX_AUDIO_SECONDS``, default 3600)."""
-    return _limit(MAX_AUDIO_SECONDS_ENV, DEFAULT_MAX_AUDIO_SECONDS)
+    return _limit("max_audio_seconds", DEFAULT_MAX_AUDIO_SECONDS)
 
 
 def max_audio_samples() -> int:
     """The most samples (frames x channels) an input audio may hold (``HUGGINGGPT_MAX_AUDIO_SAMPLES``)."""
-    return int(_limit(MAX_AUDIO_SAMPLES_ENV, DEFAULT_MAX_AUDIO_SAMPLES))
+    return int(_limit("max_audio_samples", DEFAULT_MAX_AUDIO_SAMPLES))
 
 
 def max_video_pixels() -> int:
     """The most pixels the frames sampled from one video may hold together (``HUGGINGGPT_MAX_VIDEO_PIXELS``)."""
-    return int(_limit(MAX_VIDEO_PIXELS_ENV, DEFAULT_MAX_VIDEO_PIXELS))
+    return int(_limit("max_video_pixels", DEFAULT_MAX_VIDEO_PIXELS))
 
 
 def check_frame_size(width: int, height: int, path: str | Path) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import ipaddress
-import os
 import socket
 import ssl
 import threading
@@ -26,13 +25,14 @@ from typing import Any
 import httpcore
 import httpx
 
+from hugginggpt import config
 from hugginggpt.errors import ResourceError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 AddressPolicy = Callable[[IPAddress, int], str | None]
 """``policy(address, port)`` -> why a connection there is refused, or ``None`` to allow it."""
 
-ALLOW_PRIVATE_ENV = "HUGGINGGPT_ALLOW_PRIVATE_URLS"
+ALLOW_PRIVATE_ENV = config.var("allow_private_urls")
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # well-known NAT64 prefix: the last 32 bits are IPv4
 
@@ -68,7 +68,7 @@ _PRIVATE_KINDS: tuple[tuple[str, Callable[[IPAddress], bool]], ...] = (
 
 def private_urls_allowed_by_env() -> bool:
     """Whether ``HUGGINGGPT_ALLOW_PRIVATE_URLS`` is set to ``1``/``true`` (also ``yes``/``on``)."""
-    return os.environ.get(ALLOW_PRIVATE_ENV, "").strip().lower() in _TRUE
+    return (config.env("allow_private_urls") or "").strip().lower() in _TRUE
 
 
 def _embedded_ipv4(ip: IPAddress) -> ipaddress.IPv4Address | None:

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from uuid import uuid4
 
+from hugginggpt.config import runs_home, var
 from hugginggpt.errors import ResourceError
 from hugginggpt.paths import expand_home
 from hugginggpt.tools.resources.download import ALLOWED_SCHEMES, download
@@ -57,7 +58,7 @@ class Workspace:
                  max_download_bytes: int = 50 * MiB, download_timeout: float = 30.0,
                  allow_private_urls: bool | None = None, address_policy: AddressPolicy | None = None):
         if root is None:
-            root = Path(os.environ.get("HUGGINGGPT_HOME", "hugginggpt-runs")) / new_run_id()
+            root = runs_home() / new_run_id()
         self._root = expand_home(root).resolve()
         self.run_id = self._root.name  # callers that pick the root usually name it with new_run_id()
         self.max_download_bytes = int(max_download_bytes)
@@ -81,7 +82,7 @@ class Workspace:
             self._root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:  # one line that says which setting placed it there, not a traceback
             raise ResourceError(None, f"cannot make the run folder {self._root}: {exc.strerror or exc} "
-                                      "(its parent comes from --trace-dir or HUGGINGGPT_HOME)") from None
+                                      f"(its parent comes from --trace-dir or {var('home')})") from None
         return self._root
 
     @property

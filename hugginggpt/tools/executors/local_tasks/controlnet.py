@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hugginggpt import config
 from hugginggpt.errors import ModelLoadError, TaskError, error_line
 from hugginggpt.paths import expand_home
 from hugginggpt.tools.executors.hub_snapshots import cached_snapshot, download_snapshot, is_hub_id
@@ -43,7 +43,7 @@ from hugginggpt.tools.executors.local_tasks.diffusion import (
 )
 from hugginggpt.tools.executors.local_tasks.pipelines import pipeline_loader
 
-BASE_ENV = "HUGGINGGPT_CONTROLNET_BASE"
+BASE_ENV = config.var("controlnet_base")
 #: Stable Diffusion 1.5 under its current id, then the id the ControlNet cards still name (since deleted).
 SD15_BASES = ("stable-diffusion-v1-5/stable-diffusion-v1-5", "runwayml/stable-diffusion-v1-5")
 SDXL_BASES = ("stabilityai/stable-diffusion-xl-base-1.0",)
@@ -334,8 +334,9 @@ def _json(path: Path) -> dict | None:
 
 def base_candidates(folder: Path, xl: bool) -> list[str]:
     """Where the base pipeline of the ControlNet in ``folder`` may be, most specific first."""
-    if os.environ.get(BASE_ENV):
-        return [os.environ[BASE_ENV]]
+    base = config.env("controlnet_base")
+    if base:
+        return [base]
     defaults = list(SDXL_BASES if xl else SD15_BASES)
     named = _readme_base_model(folder)
     if named is None:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import inspect
 import math
-import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hugginggpt import config
 from hugginggpt.errors import TaskError
 from hugginggpt.tools.executors.local_tasks.common import (
     LoadOptions,
@@ -31,8 +31,8 @@ from hugginggpt.tools.executors.local_tasks.common import (
 VIDEO_FPS = 8
 #: Denoising steps when neither the call nor ``HUGGINGGPT_DIFFUSION_STEPS`` says: fine for most
 #: checkpoints, and half the usual 50 so that CPU runs finish.
-DEFAULT_STEPS = 25
-STEPS_ENV = "HUGGINGGPT_DIFFUSION_STEPS"
+DEFAULT_STEPS = int(config.default("diffusion_steps"))
+STEPS_ENV = config.var("diffusion_steps")
 
 
 class NotAPipelineError(ValueError):
@@ -130,8 +130,8 @@ def _check_inputs(loaded: LoadedPipeline, needs: tuple[str, ...], unconditional:
 def inference_steps(call) -> int:
     """Denoising steps: the call's ``num_inference_steps``, else ``$HUGGINGGPT_DIFFUSION_STEPS``, else 25."""
     value, source = arg(call, "num_inference_steps"), "num_inference_steps"
-    if value is None and os.environ.get(STEPS_ENV):
-        value, source = os.environ[STEPS_ENV], STEPS_ENV
+    if value is None and config.env("diffusion_steps"):
+        value, source = config.env("diffusion_steps"), STEPS_ENV
     if value is None:
         return DEFAULT_STEPS
     steps = _positive_int(value)
