@@ -140,12 +140,14 @@ class HuggingGPTMCP:
     def list_tools(self) -> list[Any]:
         from mcp import types
 
+        # Calls write new files (in this server's folder only), change nothing else, and may reach
+        # the Hub, a remote endpoint or a URL an argument names.
+        hints = types.ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False, openWorldHint=True)
         listed = [types.Tool(name=name, title=name, description=tool.description, inputSchema=mcp_input_schema(tool),
-                             annotations=types.ToolAnnotations(readOnlyHint=True, openWorldHint=True))
+                             annotations=hints)
                   for name, tool in self.tools.items()]
         listed.append(types.Tool(name=AGENT_TOOL, title="HuggingGPT agent", description=agent_description(self.settings.agent),
-                                 inputSchema=AGENT_SCHEMA,
-                                 annotations=types.ToolAnnotations(readOnlyHint=True, openWorldHint=True)))
+                                 inputSchema=AGENT_SCHEMA, annotations=hints))
         return listed
 
     # ------------------------------------------------------------------ calling
