@@ -23,7 +23,7 @@ import json
 import mimetypes
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,8 @@ from hugginggpt.config import Settings
 from hugginggpt.errors import ConfigError, HuggingGPTError, ResourceError, error_line
 from hugginggpt.paths import expand_home
 
+#: How a call reports progress: (step number, one line).
+Progress = Callable[[int, str], Awaitable[None]]
 #: The agent tool's name (a task is never called that).
 AGENT_TOOL = "hugginggpt"
 #: Media kinds of a result envelope, in the order they are shown.
@@ -152,13 +154,14 @@ class HuggingGPTMCP:
 
     # ------------------------------------------------------------------ calling
 
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None) -> Any:
-        """The ``CallToolResult`` of one call; every failure a tool error with one line."""
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None, progress: Progress | None = None) -> Any:
+        """The ``CallToolResult`` of one call; every failure a tool error with one line. ``progress``
+        (the agent tool): called with a line per stage of the run, as MCP progress notifications."""
         from mcp import types
 
         try:
             if name == AGENT_TOOL:
-                return await self._call_agent(arguments or {})
+                return await self._call_agent(arguments or {}, progress)
             tool = self.tools.get(name)
             if tool is None:
                 raise HuggingGPTError(f"unknown tool {name!r}: this server offers the task tools and {AGENT_TOOL!r}")
@@ -220,7 +223,7 @@ class HuggingGPTMCP:
                 self._agent = agent
             return self._agent
 
-    async def _call_agent(self, arguments: dict[str, Any]) -> Any:
+    async def _call_agent(self, arguments: dict[str, Any], progress: Progress | None = None) -> Any:
         from mcp import types
 
         unknown = sorted(set(arguments) - set(AGENT_SCHEMA["properties"]))
@@ -238,7 +241,7 @@ class HuggingGPTMCP:
             except ResourceError as exc:
                 raise ResourceError(AGENT_TOOL, f"argument 'files': {exc.cause}") from None
         agent = await self.agent()
-        output = await agent.ainvoke(build.agent_input(request, [], inputs))
+        output = await run_agent(agent, build.agent_input(request, [], inputs), progress)
         content: list[Any] = [types.TextContent(type="text", text=str(output.get("output", "")))]
         for outcome in (output.get("results") or {}).values():
             result = outcome.get("result") if isinstance(outcome, dict) else None
@@ -266,9 +269,59 @@ class HuggingGPTMCP:
 
         @server.call_tool(validate_input=False)  # our own validation: each problem names its argument
         async def _call(name: str, arguments: dict[str, Any]) -> Any:
-            return await self.call_tool(name, arguments)
+            context = server.request_context
+            token = getattr(context.meta, "progressToken", None) if context.meta else None
+            progress = None
+            if token is not None:  # the client asked for progress: one notification per stage event
+                async def progress(step: int, message: str) -> None:
+                    await context.session.send_progress_notification(token, float(step), message=message,
+                                                                      related_request_id=context.request_id)
+            return await self.call_tool(name, arguments, progress)
 
         return server
+
+
+async def run_agent(agent: Any, request: dict[str, Any], progress: Progress | None) -> dict[str, Any]:
+    """The agent's output; with ``progress``, through its stage events, each reported as one line."""
+    if progress is None:
+        return await agent.ainvoke(request)
+    from hugginggpt.agent.events import FINAL
+
+    final, step = None, 0
+    async for event in agent.astream_stage_events(request):
+        if event.get("event") == FINAL:
+            final = event.get("output")
+            continue
+        step += 1
+        await progress(step, stage_line(event))
+    if not isinstance(final, dict):
+        raise HuggingGPTError("the agent stopped without a final output")
+    return final
+
+
+def stage_line(event: dict[str, Any]) -> str:
+    """A stage event as one short line (``task 1 text-to-speech: done``)."""
+    from hugginggpt.agent import events
+
+    name = event.get("event")
+    task = f"task {event.get('id')} {event.get('task')}"
+    if name == events.PLAN:
+        return f"plan: {', '.join(str(step.get('task')) for step in event.get('plan') or []) or 'no tasks'}"
+    if name == events.SELECTION:
+        return f"models chosen for {len(event.get('selections') or {})} task(s)"
+    if name == events.TASK_START:
+        return f"{task}: started" + (f" on {event['model']}" if event.get("model") else "")
+    if name == events.TASK_END:
+        return f"{task}: done"
+    if name == events.TASK_FAILED:
+        return f"{task}: failed: {error_line(str(event.get('error')))}"
+    if name == events.TASK_SKIPPED:
+        return f"{task}: skipped: {event.get('reason')}"
+    if name == events.LLM_STEP:
+        return f"controller turn {event.get('step')}"
+    if name == events.RESPONSE:
+        return "answer written"
+    return str(name)
 
 
 def plain(value: Any) -> dict[str, Any]:

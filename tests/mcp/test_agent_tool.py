@@ -57,11 +57,20 @@ async def test_the_agent_tool_plans_runs_and_returns_the_answer_with_the_produce
     controller = Script(responses=[AIMessage(json.dumps(plan)), AIMessage("I described the picture and read it aloud.")])
     monkeypatch.setattr(build, "make_llm", lambda settings: pytest.fail("a controller was given: none is loaded"))
     app = HuggingGPTMCP(settings, allow=[place["allowed"]], llm=controller)
+    lines = []
+
+    async def progress(step, total, message):
+        lines.append(message)
+
     with anyio.fail_after(180):
         async with create_connected_server_and_client_session(app.server()) as session:
             result = await session.call_tool(AGENT_TOOL, {"request": "Describe cat.png, then read it aloud",
-                                                          "files": ["cat.png"]})
+                                                          "files": ["cat.png"]}, progress_callback=progress)
     assert not result.isError, texts(result)
+    # the run's stages, as MCP progress notifications (a long run keeps the client informed)
+    assert lines[0] == "plan: image-to-text, text-to-speech"
+    assert "task 0 image-to-text: done" in lines and "task 1 text-to-speech: done" in lines
+    assert lines[-1] == "answer written"
     assert texts(result)[0] == "I described the picture and read it aloud."
     output = result.structuredContent
     assert [step["task"] for step in output["plan"]] == ["image-to-text", "text-to-speech"]
