@@ -285,13 +285,17 @@ async def run_agent(agent: Any, request: dict[str, Any], progress: Progress | No
     """The agent's output; with ``progress``, through its stage events, each reported as one line."""
     if progress is None:
         return await agent.ainvoke(request)
-    from hugginggpt.agent.events import FINAL
+    from hugginggpt.agent.events import FINAL, RESPONSE_DELTA
 
-    final, step = None, 0
+    final, step, writing = None, 0, False
     async for event in agent.astream_stage_events(request):
         if event.get("event") == FINAL:
             final = event.get("output")
             continue
+        if event.get("event") == RESPONSE_DELTA:  # the answer's pieces: said once, not one notification each
+            if writing:
+                continue
+            writing = True
         step += 1
         await progress(step, stage_line(event))
     if not isinstance(final, dict):
@@ -319,6 +323,8 @@ def stage_line(event: dict[str, Any]) -> str:
         return f"{task}: skipped: {event.get('reason')}"
     if name == events.LLM_STEP:
         return f"controller turn {event.get('step')}"
+    if name == events.RESPONSE_DELTA:
+        return "writing the answer"
     if name == events.RESPONSE:
         return "answer written"
     return str(name)
