@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import copy
 import json
 import mimetypes
 import os
@@ -99,8 +100,9 @@ def mcp_input_schema(tool: Any) -> dict[str, Any]:
     """The tool's JSON schema (from the task table), media arguments described for MCP callers."""
     from hugginggpt.tools.schemas import MEDIA_HINT
 
-    schema = tool.args_schema.model_json_schema()
-    for name, prop in schema.get("properties", {}).items():
+    given = tool.args_schema
+    schema = copy.deepcopy(given) if isinstance(given, dict) else given.model_json_schema()
+    for prop in schema.get("properties", {}).values():
         if isinstance(prop.get("description"), str) and MEDIA_HINT in prop["description"]:
             prop["description"] = prop["description"].replace(MEDIA_HINT, MEDIA_ARG_HINT)
     return schema
@@ -403,7 +405,7 @@ def http_app(app: HuggingGPTMCP, *, host: str = "127.0.0.1", path: str = "/mcp",
             await manager.handle_request(scope, receive, send)
 
     @contextlib.asynccontextmanager
-    async def lifespan(_: Any):  # noqa: ANN202
+    async def lifespan(_: Any):
         async with manager.run():
             yield
 

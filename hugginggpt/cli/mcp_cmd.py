@@ -41,7 +41,13 @@ def command(args: argparse.Namespace) -> int:
     try:
         import mcp  # noqa: F401 - the extra's presence, checked before anything is built
 
-        from hugginggpt.mcp_server import HuggingGPTMCP, bind, http_app, local_host, serve_stdio
+        from hugginggpt.mcp_server import (
+            HuggingGPTMCP,
+            bind,
+            http_app,
+            local_host,
+            serve_stdio,
+        )
     except ImportError as exc:
         raise HuggingGPTError(f"the MCP server needs its extra: pip install 'hugginggpt[mcp]' ({exc.name} is missing)") from None
     settings = settings_from(args)

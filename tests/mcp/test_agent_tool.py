@@ -94,9 +94,9 @@ async def test_listing_loads_no_controller_and_the_agent_tool_names_the_flag_wit
         assert AGENT_TOOL in {tool.name for tool in (await session.list_tools()).tools}
         result = await session.call_tool(AGENT_TOOL, {"request": "Describe cat.png", "files": ["cat.png"]})
         bad = await session.call_tool(AGENT_TOOL, {"request": "x", "colour": "red"})
-    assert result.isError and texts(result) == [
-        "the hugginggpt tool needs a controller LLM: start the server with --llm SPEC "
-        "(e.g. openai:gpt-4o-mini or gguf:/path/model.gguf) or set HUGGINGGPT_LLM"]
+    needs = ("the hugginggpt tool needs a controller LLM: start the server with --llm SPEC "
+             "(e.g. openai:gpt-4o-mini or gguf:/path/model.gguf) or set HUGGINGGPT_LLM")
+    assert result.isError and texts(result) == [needs]
     assert bad.isError and "colour: unknown argument" in texts(bad)[0]
 
 

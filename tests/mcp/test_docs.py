@@ -16,7 +16,7 @@ DOC = (ROOT / "docs" / "MCP.md").read_text(encoding="utf-8")
 
 
 def blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", DOC, flags=re.S)
+    return re.findall(rf"```{language}\n(.*?)```", DOC, flags=re.DOTALL)
 
 
 def test_the_client_configuration_is_json_that_starts_the_mcp_server():

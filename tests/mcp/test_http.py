@@ -43,7 +43,9 @@ def test_http_refuses_a_foreign_host_header(http_server):
 
 async def test_a_langchain_agent_loads_the_tools_through_the_mcp_adapters_and_calls_one(http_server, place):
     from langchain.agents import create_agent
-    from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+    from langchain_core.language_models.fake_chat_models import (
+        FakeMessagesListChatModel,
+    )
     from langchain_core.messages import AIMessage, ToolMessage
     from langchain_mcp_adapters.client import MultiServerMCPClient
 

@@ -65,8 +65,8 @@ async def test_stdio_lists_the_tools_runs_them_and_refuses_what_is_not_allowed(s
             # refusals: each a tool error naming the argument, before any model reads anything
             outside = await session.call_tool("image-to-text", {"image": str(place["outside"] / "secret.png")})
             assert outside.isError
-            assert texts(outside) == ["image-to-text: argument 'image': path escapes the allowed folders: "
-                                      f"{place['outside'] / 'secret.png'}"]
+            refusal = f"image-to-text: argument 'image': path escapes the allowed folders: {place['outside'] / 'secret.png'}"
+            assert texts(outside) == [refusal]
             escape = await session.call_tool("image-to-text", {"image": "../outside/secret.png"})
             assert escape.isError and "argument 'image'" in texts(escape)[0] and "escapes" in texts(escape)[0]
             not_media = await session.call_tool("image-to-text", {"image": "notes.png"})
