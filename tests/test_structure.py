@@ -22,7 +22,7 @@ LAYERS = (
     ("hugginggpt.agent",),
     ("hugginggpt.eval",),
     ("hugginggpt.build",),
-    ("hugginggpt.server",),
+    ("hugginggpt.server", "hugginggpt.mcp_server"),
     ("hugginggpt.cli",),
 )
 
