@@ -4,7 +4,6 @@ an AI message out, the plan and results still in the output), and a tool of ``cr
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -15,28 +14,15 @@ from langgraph.graph import END, START, MessagesState, StateGraph
 from hugginggpt.agent import GlobalPlanAgent
 from hugginggpt.errors import AgentInputError
 
-from .conftest import Card, ReplayModel, catalog_of, script
-
-PLAN = [{"task": "image-to-text", "id": 0, "dep": [-1], "args": {"image": "IMAGE"}},
-        {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}}]
-
-
-@pytest.fixture
-def image(tmp_path):
-    path = tmp_path / "inputs" / "cat.png"
-    path.parent.mkdir()
-    path.write_bytes(b"\x89PNG\r\n\x1a\n")
-    return path
-
+from .conftest import ReplayModel, script
+from .test_global_plan import caption_plan, make_agent
 
 def agent_for(llm, tools, tmp_path) -> GlobalPlanAgent:
-    catalog = catalog_of([Card("org/cap", "image-to-text", 3), Card("org/tts", "text-to-speech", 4)])
-    return GlobalPlanAgent(llm, [tools["image-to-text"], tools["text-to-speech"]], catalog,
-                           workspace_root=tmp_path / "runs")
+    return make_agent(llm, tools, tmp_path)
 
 
 def plan_for(image) -> list[dict[str, Any]]:
-    return json.loads(json.dumps(PLAN).replace("IMAGE", str(image)))
+    return caption_plan(image)
 
 
 class FilesState(MessagesState):
