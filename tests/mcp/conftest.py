@@ -99,3 +99,18 @@ def http_server(server_command, place) -> Iterator[str]:
 
 def texts(result: Any) -> list[str]:
     return [block.text for block in result.content if block.type == "text"]
+
+
+@pytest.fixture
+def settings(monkeypatch, place):
+    """In-process settings: the tiny local models of TASKS, no controller, runs under the module's home."""
+    pytest.importorskip("torch")
+    from hugginggpt.config import load_settings
+    from tests.tiny_models import tiny_model_path
+
+    for var in ("HUGGINGGPT_LLM", "OPENAI_API_KEY", "HUGGINGGPT_LOCAL_MODELS", "HUGGINGGPT_AGENT", "HUGGINGGPT_TRACE_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HUGGINGGPT_CONFIG", str(place["base"] / "config.toml"))
+    monkeypatch.setenv("HUGGINGGPT_DOWNLOAD_MODELS", "0")
+    models = ",".join(f"{task}={tiny_model_path(task)}" for task in TASKS)
+    return load_settings(execution="local", local_models=models, trace_dir=str(place["home"]))

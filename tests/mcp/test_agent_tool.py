@@ -14,8 +14,7 @@ from langchain_core.language_models.fake_chat_models import FakeMessagesListChat
 from langchain_core.messages import AIMessage
 
 from hugginggpt import build
-from hugginggpt.config import load_settings
-from tests.mcp.conftest import TASKS, texts
+from tests.mcp.conftest import texts
 
 pytest.importorskip("mcp")
 
@@ -31,19 +30,6 @@ class Script(FakeMessagesListChatModel):
         from langchain_core.outputs import ChatGeneration, ChatResult
 
         return ChatResult(generations=[ChatGeneration(message=message)])
-
-
-@pytest.fixture
-def settings(monkeypatch, place):
-    pytest.importorskip("torch")
-    from tests.tiny_models import tiny_model_path
-
-    for var in ("HUGGINGGPT_LLM", "OPENAI_API_KEY", "HUGGINGGPT_LOCAL_MODELS", "HUGGINGGPT_AGENT", "HUGGINGGPT_TRACE_DIR"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HUGGINGGPT_CONFIG", str(place["base"] / "config.toml"))
-    monkeypatch.setenv("HUGGINGGPT_DOWNLOAD_MODELS", "0")
-    models = ",".join(f"{task}={tiny_model_path(task)}" for task in TASKS)
-    return load_settings(execution="local", local_models=models, trace_dir=str(place["home"]))
 
 
 async def test_the_agent_tool_plans_runs_and_returns_the_answer_with_the_produced_audio(settings, place, monkeypatch):

@@ -10,23 +10,9 @@ from pathlib import Path
 import pytest
 
 from hugginggpt.cli.main import main
-from hugginggpt.config import load_settings
-from tests.mcp.conftest import TASKS, texts
+from tests.mcp.conftest import texts
 
 pytest.importorskip("mcp")
-
-
-@pytest.fixture
-def settings(monkeypatch, place):
-    pytest.importorskip("torch")
-    from tests.tiny_models import tiny_model_path
-
-    for var in ("HUGGINGGPT_LLM", "OPENAI_API_KEY", "HUGGINGGPT_LOCAL_MODELS", "HUGGINGGPT_AGENT", "HUGGINGGPT_TRACE_DIR"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("HUGGINGGPT_CONFIG", str(place["base"] / "config.toml"))
-    monkeypatch.setenv("HUGGINGGPT_DOWNLOAD_MODELS", "0")
-    models = ",".join(f"{task}={tiny_model_path(task)}" for task in TASKS)
-    return load_settings(execution="local", local_models=models, trace_dir=str(place["home"]))
 
 
 @pytest.mark.parametrize("audio_as", ["audio", "resource", "path"])
