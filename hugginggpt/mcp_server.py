@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from hugginggpt import build
-from hugginggpt.config import Settings
+from hugginggpt.config import Settings, runs_home, var
 from hugginggpt.errors import ConfigError, HuggingGPTError, ResourceError, error_line
 from hugginggpt.paths import expand_home
 
@@ -92,7 +92,7 @@ def runs_folder(settings: Settings) -> Path:
     """This server's own folder: every call's outputs and the agent's run folders go under it."""
     from hugginggpt.tools.resources import new_run_id
 
-    parent = settings.trace_dir or os.environ.get("HUGGINGGPT_HOME") or "hugginggpt-runs"
+    parent = settings.trace_dir or runs_home()
     return expand_home(parent).resolve() / f"mcp-{new_run_id()}"
 
 
@@ -217,7 +217,7 @@ class HuggingGPTMCP:
                 if llm is None:
                     if configured_llm(self.settings) is None:
                         raise ConfigError(f"the {AGENT_TOOL} tool needs a controller LLM: start the server with "
-                                          "--llm SPEC (e.g. openai:gpt-4o-mini or gguf:/path/model.gguf) or set HUGGINGGPT_LLM")
+                                          f"--llm SPEC (e.g. openai:gpt-4o-mini or gguf:/path/model.gguf) or set {var('llm')}")
                     llm = await asyncio.to_thread(build.make_llm, self.settings)
                 agent = build.make_agent(self.settings, llm, catalog=self.catalog, tools=list(self.tools.values()))
                 if hasattr(agent, "workspace_root"):  # its runs under this server's folder: readable by later calls
