@@ -12,6 +12,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage, co
 from hugginggpt.errors import AgentInputError
 from hugginggpt.llm.content import content_text
 from hugginggpt.tools.resources import Workspace, new_run_id
+from hugginggpt.tools.resources.workspace import caller_directory
 from hugginggpt.tools.schemas import MAX_TEXT_CHARS
 
 
@@ -24,7 +25,12 @@ def _bounded(text: str) -> str:
 
 @dataclass
 class AgentRequest:
-    """The contract's input, normalised: the request, earlier messages, user files."""
+    """The contract's input, normalised: the request, earlier messages, user files.
+
+    ``files`` stay as the caller spelled them (the prompt lists them so, and a plan repeats them);
+    relative ones are the caller's current directory's when the request was made (``base``), as in
+    a shell, and the run's workspace allows them from there.
+    """
 
     input: str
     chat_history: list[BaseMessage] = field(default_factory=list)
@@ -32,6 +38,7 @@ class AgentRequest:
     as_messages: bool = False
     """Whether the request came as ``{"messages": [...]}`` (a LangGraph state): the answer then goes
     back as ``{"messages": [AIMessage]}`` too."""
+    base: Path | None = field(default_factory=caller_directory, compare=False, repr=False)
 
     @classmethod
     def parse(cls, value: Any) -> "AgentRequest":
@@ -73,7 +80,7 @@ class AgentRequest:
         """A fresh run folder under ``parent`` (default: ``$HUGGINGGPT_HOME``) where the request's
         files are the allowed inputs."""
         root = Path(parent) / new_run_id() if parent is not None else None
-        return Workspace(root, inputs=self.files)
+        return Workspace(root, inputs=self.files, base=self.base)
 
 
 def _files(value: dict[str, Any]) -> list[str]:

@@ -15,6 +15,7 @@ it returns the envelope itself and raises typed errors (``TaskError`` subclasses
 
 from __future__ import annotations
 
+import os
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -46,27 +47,32 @@ class TaskTool(BaseTool):
     handle_validation_error: Any = error_line
     _runtime: "ToolRuntime | None" = PrivateAttr(default=None)
 
+    _python_call: bool = PrivateAttr(default=False)
+
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        tool = self if _is_tool_call(input) or self.response_format == "content" else self._for_python()
+        tool = self if _is_tool_call(input) or self._python_call else self._for_python()
         return super(TaskTool, tool).invoke(input, config, **kwargs)
 
     async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        tool = self if _is_tool_call(input) or self.response_format == "content" else self._for_python()
+        tool = self if _is_tool_call(input) or self._python_call else self._for_python()
         return await super(TaskTool, tool).ainvoke(input, config, **kwargs)
 
     def _for_python(self) -> "TaskTool":
-        """This tool as Python callers use it: the envelope returned, errors raised."""
-        return self.model_copy(update={"response_format": "content", "handle_tool_error": False,
+        """This tool as Python callers use it: the envelope returned, errors raised, and (with no
+        workspace handed in) the caller's own file paths taken as a shell takes them."""
+        tool = self.model_copy(update={"response_format": "content", "handle_tool_error": False,
                                        "handle_validation_error": False})
+        tool._python_call = True
+        return tool
 
     def _answer(self, result: dict[str, Any]) -> Any:
         return (summarize(result), result) if self.response_format == "content_and_artifact" else result
 
     def _run(self, *args: Any, config: RunnableConfig, run_manager: Any = None, **kwargs: Any) -> Any:
-        return self._answer(self._runtime.run(self.task, kwargs, config))
+        return self._answer(self._runtime.run(self.task, kwargs, config, caller=self._python_call))
 
     async def _arun(self, *args: Any, config: RunnableConfig, run_manager: Any = None, **kwargs: Any) -> Any:
-        return self._answer(await self._runtime.arun(self.task, kwargs, config))
+        return self._answer(await self._runtime.arun(self.task, kwargs, config, caller=self._python_call))
 
     def can_run(self, model: str | None) -> bool:
         """Whether this tool's executor can run ``model`` (None: its default) without trying it.
@@ -88,13 +94,21 @@ class ToolRuntime:
     """What the tools of one ``build_tools`` call share: the executor and the fallback workspace.
 
     Both are created on first use, so building tools is cheap and needs no network or models.
+
+    Which files a call may read: a workspace handed in (in the call's config, or to ``build_tools``)
+    confines every call to its run folder and allowed inputs. Without one, a model's tool call reads
+    only the files allowed with ``build_tools(allow=...)``, while a tool called from Python with
+    plain arguments is the program's own call and reads the files it names (relative to the current
+    directory, as in a shell).
     """
 
     def __init__(self, executor: Executor | None = None, catalog: "ModelCatalog | None" = None,
-                 workspace: "Workspace | None" = None):
+                 workspace: "Workspace | None" = None, *, confining: bool | None = None):
         self._executor = executor
         self._catalog = catalog
         self._workspace = workspace
+        #: Whether the fallback workspace confines Python callers too (it was handed in by the caller).
+        self._confining = workspace is not None if confining is None else confining
         self._lock = threading.Lock()
 
     @property
@@ -118,27 +132,37 @@ class ToolRuntime:
                 self._workspace = Workspace()
             return self._workspace
 
-    def prepare(self, spec: TaskSpec, args: dict[str, Any], config: RunnableConfig | None) -> TaskCall:
-        """Validate ``args`` (filling defaults), resolve media to local files, and build the call."""
+    def prepare(self, spec: TaskSpec, args: dict[str, Any], config: RunnableConfig | None, *,
+                caller: bool = False) -> TaskCall:
+        """Validate ``args`` (filling defaults), resolve media to local files, and build the call.
+
+        ``caller``: the arguments come from the calling program (a plain-argument Python call), not a
+        model; with no workspace handed in, its paths are not confined (see the class docstring).
+        """
         try:
             values = args_model(spec).model_validate(args).model_dump()
         except ValidationError as exc:
             raise InvalidArgumentsError(spec.name, error_line(exc)) from None
+        configured = _configurable(config).get("workspace") is not None
+        trusted = caller and not configured and not self._confining
         workspace = self.workspace(config)
         for arg in spec.media_args:
             if values.get(arg.name) is not None:
-                values[arg.name] = resolve_media(spec.name, arg, values[arg.name], workspace)
+                values[arg.name] = resolve_media(spec.name, arg, values[arg.name], workspace, caller=trusted,
+                                                 hint=not configured)
         model = _configurable(config).get("hf_model")
         return TaskCall(task=spec, args=values, workspace=workspace, model=model)
 
-    def run(self, spec: TaskSpec, args: dict[str, Any], config: RunnableConfig | None) -> dict[str, Any]:
-        call = self.prepare(spec, args, config)
+    def run(self, spec: TaskSpec, args: dict[str, Any], config: RunnableConfig | None, *,
+            caller: bool = False) -> dict[str, Any]:
+        call = self.prepare(spec, args, config, caller=caller)
         with _typed_errors(spec):
             result = self.executor.run(call)
         return _recorded(check_envelope(result, task=spec.name), call)
 
-    async def arun(self, spec: TaskSpec, args: dict[str, Any], config: RunnableConfig | None) -> dict[str, Any]:
-        call = self.prepare(spec, args, config)
+    async def arun(self, spec: TaskSpec, args: dict[str, Any], config: RunnableConfig | None, *,
+                   caller: bool = False) -> dict[str, Any]:
+        call = self.prepare(spec, args, config, caller=caller)
         with _typed_errors(spec):
             result = await self.executor.arun(call)
         return _recorded(check_envelope(result, task=spec.name), call)
@@ -160,16 +184,29 @@ def _is_tool_call(value: Any) -> bool:
 
 def build_tools(tasks: Iterable[str] | None = None, *, executor: Executor | None = None,
                 catalog: "ModelCatalog | None" = None, workspace: "Workspace | None" = None,
-                handle_tool_error: bool = True) -> list[TaskTool]:
+                allow: Iterable[str | os.PathLike] = (), handle_tool_error: bool = True) -> list[TaskTool]:
     """One tool per task (all of the table by default), named after the task.
 
     ``executor`` defaults to ``default_executor(catalog=catalog)``, created on the first call.
-    ``workspace`` is used when a call's config names none; without either, a default one is made.
-    Unknown task names raise ``UnknownTaskError``. ``handle_tool_error=False``: a model's tool call
-    raises typed errors too, instead of answering with an error ``ToolMessage``.
+    ``workspace`` is used when a call's config names none, and confines every call to its run
+    folder and allowed inputs; without either, a default one is made, and a tool called from Python
+    with plain arguments reads the files it is given (relative to the current directory).
+    ``allow``: files and folders a model's tool call may read (``create_agent(model,
+    build_tools(allow=["photos"]))``), relative ones to the current directory now; added to
+    ``workspace`` when one is given. Unknown task names raise ``UnknownTaskError``.
+    ``handle_tool_error=False``: a model's tool call raises typed errors too, instead of answering
+    with an error ``ToolMessage``.
     """
     specs = list(task_table().values()) if tasks is None else [get_task(name) for name in tasks]
-    runtime = ToolRuntime(executor, catalog, workspace)
+    allowed = [allow] if isinstance(allow, (str, os.PathLike)) else list(allow)
+    confining = workspace is not None
+    if allowed:
+        from hugginggpt.tools.resources import Workspace
+
+        workspace = workspace if workspace is not None else Workspace()
+        for path in allowed:
+            workspace.allow(path)
+    runtime = ToolRuntime(executor, catalog, workspace, confining=confining)
     return [make_tool(spec, runtime, handle_tool_error=handle_tool_error) for spec in specs]
 
 
@@ -208,17 +245,30 @@ def _arg_summary(arg: ArgSpec) -> str:
     return f"{arg.name} ({kind}, optional{default})"
 
 
-def resolve_media(task: str, arg: ArgSpec, value: str, workspace: "Workspace") -> Path:
-    """A media argument as a checked local file path; ``ResourceError`` naming task and argument."""
+def resolve_media(task: str, arg: ArgSpec, value: str, workspace: "Workspace", *, caller: bool = False,
+                  hint: bool = False) -> Path:
+    """A media argument as a checked local file path; ``ResourceError`` naming task and argument.
+
+    ``caller``: the path comes from the calling program, not a model (``Workspace.resolve``).
+    ``hint``: a refused local path of a workspace with no inputs says how to allow files.
+    """
     from hugginggpt.tools.resources import contains_resource_ref
 
     if contains_resource_ref(value):
         raise ResourceError(task, f"argument {arg.name!r}: unresolved reference {value!r} "
                                   "(references are substituted before a tool runs)")
     try:
-        return Path(workspace.resolve(value, arg.kind))
+        return Path(workspace.resolve(value, arg.kind, caller=caller))
     except ResourceError as exc:
-        raise ResourceError(task, f"argument {arg.name!r}: {exc.cause}") from None
+        cause = exc.cause
+        if hint and not caller and not workspace.inputs and _refused_path(cause):
+            cause += (" (no input files are allowed here: pass them with build_tools(allow=[...]) or a "
+                      "Workspace(inputs=[...]) in the config's configurable.workspace)")
+        raise ResourceError(task, f"argument {arg.name!r}: {cause}") from None
+
+
+def _refused_path(cause: str) -> bool:
+    return cause.startswith(("file not found:", "path escapes the allowed folders:"))
 
 
 def _configurable(config: RunnableConfig | None) -> dict[str, Any]:

@@ -4,6 +4,12 @@ file or URL an LLM names must pass before a model reads it.
 Confinement rule: a local path is accepted only if, after resolving ``..`` and symlinks, it lies
 inside the workspace root or a folder/file the user allowed, and is a regular file. So an LLM
 cannot make a task read ``/etc/passwd``, ``../../secret`` or ``/dev/zero``, whatever it writes.
+
+Relative paths mean what they mean in a shell: an input the caller allows as ``examples/cat.jpg``
+is the file of that name in the current directory when it is allowed, and a path a model writes
+is tried against the run folder, the directory the caller was in when allowing inputs (so the
+caller's own spelling names the allowed file), and each allowed folder (or an allowed file's
+folder) -- each candidate still has to pass the confinement rule.
 """
 
 from __future__ import annotations
@@ -36,6 +42,14 @@ MiB = 1 << 20
 _SCHEME = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]+):")
 
 
+def caller_directory(base: str | os.PathLike | None = None) -> Path | None:
+    """``base`` made absolute, else the current directory (None when it no longer exists)."""
+    try:
+        return Path(os.path.abspath(expand_home(base))) if base is not None else Path.cwd()
+    except OSError:  # the current directory was removed
+        return None
+
+
 def new_run_id() -> str:
     """``YYYYmmdd-HHMMSS-<8 hex>``: sortable by time, unique across parallel runs."""
     return f"{time.strftime('%Y%m%d-%H%M%S')}-{uuid4().hex[:8]}"
@@ -49,6 +63,10 @@ class Workspace:
     root folder's name.
     Generated files go to ``root/outputs``, downloads to ``root/inputs``.
 
+    Relative ``inputs`` are taken against ``base`` (default: the current directory when the workspace
+    is made), as a shell would; that directory is also where relative paths in task arguments are
+    looked for (after the run folder), so ``examples/cat.jpg`` names the input allowed by that name.
+
     URL downloads connect to public addresses only, unless ``allow_private_urls`` is true (``None``
     reads ``HUGGINGGPT_ALLOW_PRIVATE_URLS``). ``address_policy`` replaces that choice with any
     ``netguard.AddressPolicy`` (e.g. one that also allows a single known local port).
@@ -56,7 +74,8 @@ class Workspace:
 
     def __init__(self, root: str | os.PathLike | None = None, inputs: Iterable[str | os.PathLike] = (), *,
                  max_download_bytes: int = 50 * MiB, download_timeout: float = 30.0,
-                 allow_private_urls: bool | None = None, address_policy: AddressPolicy | None = None):
+                 allow_private_urls: bool | None = None, address_policy: AddressPolicy | None = None,
+                 base: str | os.PathLike | None = None):
         if root is None:
             root = runs_home() / new_run_id()
         self._root = expand_home(root).resolve()
@@ -69,8 +88,9 @@ class Workspace:
         self.address_policy: AddressPolicy = address_policy
         self._lock = threading.Lock()
         self._inputs: list[Path] = []
+        self._bases: list[Path] = []  # the caller's directories: where its relative spellings start
         for path in inputs:
-            self.allow(path)
+            self.allow(path, base=base)
 
     def __repr__(self) -> str:
         return f"Workspace(root={str(self._root)!r}, inputs={[str(p) for p in self.inputs]!r})"
@@ -91,15 +111,31 @@ class Workspace:
         with self._lock:
             return tuple(self._inputs)
 
-    def allow(self, path: str | os.PathLike) -> Path:
-        """Let tasks read a user-given file or folder (e.g. the image the user's request names)."""
+    def allow(self, path: str | os.PathLike, *, base: str | os.PathLike | None = None) -> Path:
+        """Let tasks read a user-given file or folder (e.g. the image the user's request names).
+
+        A relative ``path`` is taken against ``base`` (default: the current directory), as a shell
+        would, and that directory is remembered: a task argument spelled as the caller spelled the
+        input names the same file.
+        """
+        given = expand_home(path)
+        folder = None
+        if not given.is_absolute():
+            folder = caller_directory(base)
+            if folder is None:
+                raise ResourceError(None, f"file not found: {path} (the current directory no longer exists)")
+            given = folder / given
         try:
-            resolved = expand_home(path).resolve(strict=True)
+            resolved = given.resolve(strict=True)
         except (FileNotFoundError, NotADirectoryError):
             raise ResourceError(None, f"file not found: {path}") from None
+        except (OSError, RuntimeError) as exc:  # symlink loop, name too long, permission denied
+            raise ResourceError(None, f"cannot read {str(path)[:200]!r}: {getattr(exc, 'strerror', None) or exc}") from None
         with self._lock:
             if resolved not in self._inputs:
                 self._inputs.append(resolved)
+            if folder is not None and folder not in self._bases:
+                self._bases.append(folder)
         return resolved
 
     def new_path(self, suffix_or_kind: str) -> Path:
@@ -121,12 +157,16 @@ class Workspace:
         path = Path(path)
         return any(path.is_relative_to(base) for base in (self._root, *self.inputs))
 
-    def resolve(self, value: str | os.PathLike, kind: str | None = None) -> Path:
+    def resolve(self, value: str | os.PathLike, kind: str | None = None, *, caller: bool = False) -> Path:
         """Turn a task's media argument (URL or path) into a checked local file of ``kind``.
 
         http(s) URLs are downloaded into ``root/inputs``; local paths must pass the confinement
         rule; any other scheme, an unsubstituted ``<resource>-N`` or a file of the wrong kind
         raises ``ResourceError``.
+
+        ``caller=True``: the path comes from the calling program itself (a tool called from Python
+        with no workspace), not from a model: it names any regular file, a relative one in the
+        current directory, as in a shell.
         """
         text = os.fspath(value) if isinstance(value, os.PathLike) else value
         if not isinstance(text, str):
@@ -150,16 +190,34 @@ class Workspace:
         if scheme:
             raise ResourceError(None, f"unsupported URL scheme {scheme.group('scheme')!r}: "
                                       f"only http(s) URLs and local files are accepted: {text}")
-        return check_kind(self._confined_file(text), kind)
+        return check_kind(self._caller_file(text) if caller else self._confined_file(text), kind)
+
+    @staticmethod
+    def _caller_file(text: str) -> Path:
+        """The regular file the calling program names (relative: to the current directory)."""
+        given = expand_home(text)
+        try:
+            resolved = given.resolve(strict=True)
+            mode = os.stat(resolved).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            raise ResourceError(None, f"file not found: {text}") from None
+        except (OSError, RuntimeError) as exc:  # symlink loop, name too long, permission denied
+            raise ResourceError(None, f"cannot read {text[:200]!r}: {getattr(exc, 'strerror', None) or exc}") from None
+        if not stat.S_ISREG(mode):
+            raise ResourceError(None, f"not a regular file: {text}")
+        return resolved
 
     def _confined_file(self, text: str) -> Path:
         """The regular file ``text`` names inside the root or an allowed input, else ResourceError."""
         given = expand_home(text)
         if given.is_absolute():
             candidates = [given]
-        else:  # relative: to the root first, then to each allowed folder (or an allowed file's folder)
-            bases = [self._root] + [p if p.is_dir() else p.parent for p in self.inputs]
-            candidates = [base / given for base in bases]
+        else:  # relative: to the root first, then to the caller's directories (its own spelling of an
+            # input), then to each allowed folder (or an allowed file's folder)
+            with self._lock:
+                callers = list(self._bases)
+            bases = [self._root, *callers] + [p if p.is_dir() else p.parent for p in self.inputs]
+            candidates = [base / given for base in dict.fromkeys(bases)]
         escaped = None
         probing = not given.is_absolute() and ".." not in given.parts
         for candidate in candidates:
