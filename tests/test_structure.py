@@ -15,7 +15,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "hugginggpt"
 
 #: The layers, bottom first: a module may import from its own layer and the ones below it.
 LAYERS = (
-    ("hugginggpt.errors", "hugginggpt.redact", "hugginggpt.paths", "hugginggpt.lazy", "hugginggpt.prompts"),
+    ("hugginggpt.errors", "hugginggpt.redact", "hugginggpt.paths", "hugginggpt.lazy", "hugginggpt.prompts",
+     "hugginggpt.extras"),
     ("hugginggpt.config",),
     ("hugginggpt.llm",),
     ("hugginggpt.tools",),
@@ -23,7 +24,7 @@ LAYERS = (
     ("hugginggpt.eval",),
     ("hugginggpt.build",),
     ("hugginggpt.server", "hugginggpt.mcp_server"),
-    ("hugginggpt.cli",),
+    ("hugginggpt.cli", "hugginggpt.__main__"),  # `python -m hugginggpt`: the command
 )
 
 

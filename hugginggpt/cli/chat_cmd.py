@@ -18,7 +18,10 @@ EXIT_COMMANDS = ("/exit", "/quit")
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("chat", help="multi-turn conversation on stdin", description=__doc__.splitlines()[0])
+    from hugginggpt.cli.examples import help_options
+
+    parser = subparsers.add_parser("chat", help="multi-turn conversation on stdin", description=__doc__.splitlines()[0],
+                                   **help_options("chat"))
     run_cmd.add_agent_arguments(parser)
     parser.set_defaults(func=command)
 

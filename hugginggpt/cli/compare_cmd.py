@@ -8,7 +8,10 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("compare", help="compare agents on TaskBench", description=__doc__.splitlines()[0])
+    from hugginggpt.cli.examples import help_options
+
+    parser = subparsers.add_parser("compare", help="compare agents on TaskBench", description=__doc__.splitlines()[0],
+                                   **help_options("compare"))
     parser.add_argument("--data", required=True, help="TaskBench folder (tool_desc.json, data.json, ...)")
     parser.add_argument("--agents", default="global,react,tools", help="comma-separated: global, react, tools")
     parser.add_argument("--llm", required=True, help='controller LLM spec, e.g. "openai:gpt-4o-mini" or "gguf:PATH"')

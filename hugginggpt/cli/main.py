@@ -15,9 +15,12 @@ SUBCOMMANDS = ["run", "chat", "tools", "models", "score", "compare", "serve", "m
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from hugginggpt.cli.examples import help_options
+
     parser = argparse.ArgumentParser(
         prog="hugginggpt",
         description="Plan multi-step AI requests with an LLM and run Hugging Face task models.",
+        **help_options("hugginggpt"),
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -1,9 +1,6 @@
 """`hugginggpt mcp`: every task tool and the agent as tools of an MCP server (stdio; --http for HTTP).
 
-Examples:
-  hugginggpt mcp --allow ~/Pictures                      # stdio, for Claude Desktop and other MCP clients
-  hugginggpt mcp --allow ./data --llm openai:gpt-4o-mini --execution remote
-  hugginggpt mcp --http --port 8765 --allow ./data       # streamable HTTP at http://127.0.0.1:8765/mcp
+Its help page ends with examples (``hugginggpt.cli.examples``).
 """
 
 from __future__ import annotations
@@ -17,10 +14,10 @@ from hugginggpt.errors import HuggingGPTError
 
 
 def register(subparsers: Any) -> None:
+    from hugginggpt.cli.examples import help_options
+
     parser = subparsers.add_parser("mcp", help="serve the task tools and the agent over MCP",
-                                   description=__doc__.split("\n\n")[0],
-                                   epilog=__doc__.split("\n\n", 1)[1],
-                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+                                   description=__doc__.split("\n\n")[0], **help_options("mcp"))
     parser.add_argument("--allow", action="append", default=[], metavar="DIR",
                         help="a folder (or file) whose files the tools may read (repeatable; default: none, "
                              "only http(s) URLs and this server's own outputs)")

@@ -15,8 +15,11 @@ from hugginggpt.errors import HuggingGPTError
 
 
 def register(subparsers: Any) -> None:
+    from hugginggpt.cli.examples import help_options
+
     parser = subparsers.add_parser("models", help="show candidate models for a task, or `pull` one ahead of a run",
-                                   description=__doc__.split("\n\n")[0])
+                                   description=__doc__.split("\n\n")[0],
+                                   **help_options("models"))
     parser.add_argument("task", help="a task name, e.g. image-classification (see `hugginggpt tools`), or `pull`")
     parser.add_argument("target", nargs="?", metavar="TASK|MODEL_ID",
                         help="with `pull`: a task (its top model), a Hub model id, or gguf:OWNER/REPO/FILE.gguf")

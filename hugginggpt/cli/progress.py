@@ -102,15 +102,40 @@ class StageProgress:
         elif name == ev.RESPONSE:
             self.stage = "done"
 
+    def _name_widths(self) -> tuple[int, int]:
+        """The widths of the task and model columns: their longest names, unless that leaves the
+        detail column less than ``_DETAIL_ROOM`` characters; then task and model names share what is
+        left and are cut (ellipsis), so the detail wraps instead of shrinking to a column of "…"."""
+        rows = self.rows.values()
+        task = max((len(row.task) for row in rows), default=0) or len("task")
+        model = max((len(row.model) for row in rows), default=0) or len("model")
+        detail = min(_DETAIL_ROOM, max((len(row.detail) for row in rows), default=0))
+        room = self.console.width - _FIXED_WIDTH - max(detail, len("detail"))
+        if task + model <= room:
+            return task, model
+        task_share = max(8, room * task // (task + model))
+        return task_share, max(8, room - task_share)
+
     def render(self) -> Group:
         table = Table(box=None, pad_edge=False, show_header=bool(self.rows))
-        for column in ("id", "task", "model", "status", "time", "detail"):
-            table.add_column(column, overflow="ellipsis", no_wrap=column != "detail")
+        task_width, model_width = self._name_widths()
+        table.add_column("id", no_wrap=True)
+        table.add_column("task", overflow="ellipsis", no_wrap=True, max_width=task_width)
+        table.add_column("model", overflow="ellipsis", no_wrap=True, max_width=model_width)
+        table.add_column("status", no_wrap=True, min_width=len("running"))
+        table.add_column("time", no_wrap=True, min_width=len("100.0s"))
+        table.add_column("detail", overflow="fold", min_width=12)
         for row in self.rows.values():
             seconds = f"{row.seconds:.1f}s" if isinstance(row.seconds, (int, float)) else ""
             table.add_row(str(row.id), row.task, row.model, Text(row.status, style=_STATUS_STYLE.get(row.status, "")),
                           seconds, row.detail)
         return Group(Text(f"hugginggpt: {self.stage}", style="bold"), table)
+
+
+#: The id, status and time columns (at most 3 + 7 + 6 characters) and the 2-space gaps of six columns.
+_FIXED_WIDTH = 3 + 7 + 6 + 5 * 2
+#: The width the detail column keeps on a narrow terminal (its text wraps within it).
+_DETAIL_ROOM = 24
 
 
 def _outcome(event: dict[str, Any]) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from hugginggpt import build
 from hugginggpt.config import AGENTS, EXECUTION_POLICIES, Settings, load_settings
-from hugginggpt.errors import HuggingGPTError, ResourceError
+from hugginggpt.errors import AgentInputError, HuggingGPTError, ResourceError
 from hugginggpt.paths import expand_home
 
 
@@ -33,7 +33,10 @@ def add_agent_arguments(parser: argparse.ArgumentParser, *, request_options: boo
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("run", help="solve one request", description=__doc__.splitlines()[0])
+    from hugginggpt.cli.examples import help_options
+
+    parser = subparsers.add_parser("run", help="solve one request", description=__doc__.splitlines()[0],
+                                   **help_options("run"))
     parser.add_argument("request", help="what to do, in plain words")
     add_agent_arguments(parser)
     parser.add_argument("--json", action="store_true", help="print the whole output object as JSON")
@@ -88,6 +91,9 @@ def print_output(output: dict[str, Any], as_json: bool) -> None:
 def command(args: argparse.Namespace) -> int:
     from hugginggpt.cli.progress import StageProgress
 
+    if not args.request.strip():  # before any setting is read or model loaded: no LLM call is spent on it
+        raise AgentInputError('the request is empty: say what to do, e.g. hugginggpt run "Describe photo.jpg" '
+                              "--file photo.jpg")
     settings = settings_from(args)
     files = input_files(args.file)
     agent = build.make_agent(settings, build.make_llm(settings))

@@ -13,7 +13,10 @@ COLUMNS = {"n-F1": "node_f1", "macro": "node_f1_macro", "e-F1": "edge_f1", "t-F1
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("score", help="score TaskBench predictions", description=__doc__.splitlines()[0])
+    from hugginggpt.cli.examples import help_options
+
+    parser = subparsers.add_parser("score", help="score TaskBench predictions", description=__doc__.splitlines()[0],
+                                   **help_options("score"))
     parser.add_argument("--data", required=True, help="TaskBench folder (tool_desc.json, data.json, ...)")
     parser.add_argument("--predictions", required=True, help="predictions file (JSONL, TaskBench format)")
     parser.add_argument("--json", action="store_true", help="print every group's metrics as JSON")

@@ -17,7 +17,10 @@ from hugginggpt.errors import HuggingGPTError
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("serve", help="serve the chat page and HTTP APIs", description=__doc__.splitlines()[0])
+    from hugginggpt.cli.examples import help_options
+
+    parser = subparsers.add_parser("serve", help="serve the chat page and HTTP APIs", description=__doc__.splitlines()[0],
+                                   **help_options("serve"))
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     parser.add_argument("--api-key", metavar="KEY",
@@ -99,7 +102,8 @@ def command(args: argparse.Namespace) -> int:
         from hugginggpt.server.agents import pool_from_settings
         from hugginggpt.server.connections import listening_socket, uvicorn_config
     except ImportError as exc:
-        raise HuggingGPTError(f"the server needs its extra: pip install 'hugginggpt[server]' ({exc.name} is missing)") from None
+        raise HuggingGPTError(f"the server needs the 'server' extra: pip install 'hugginggpt[server]' "
+                              f"({exc.name} is missing)") from None
     settings = settings_from(args)
     server = server_settings(args, settings)
     if not _loopback(server.host) and not server.api_key:

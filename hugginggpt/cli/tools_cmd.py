@@ -9,7 +9,10 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser("tools", help="list the tasks and their arguments", description=__doc__.splitlines()[0])
+    from hugginggpt.cli.examples import help_options
+
+    parser = subparsers.add_parser("tools", help="list the tasks and their arguments", description=__doc__.splitlines()[0],
+                                   **help_options("tools"))
     parser.add_argument("task", nargs="?", help="show one task in detail")
     parser.add_argument("--json", action="store_true", help="print the task specs as JSON")
     parser.set_defaults(func=command)

@@ -1,7 +1,7 @@
 """Bearer-key auth: with a key set, every API route needs ``Authorization: Bearer KEY`` (401 otherwise).
 
-/health and the page's static files stay open, so a load balancer can probe and a browser can load
-the page, which then asks for the key itself.
+/health, the page's static files and the /docs page stay open, so a load balancer can probe and a
+browser can load the pages, which then ask for the key themselves (/openapi.json needs it).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Headers on every answer that keep a browser from treating what the server sends as something else.
 
 - ``X-Content-Type-Options: nosniff``: a file is only ever what its ``Content-Type`` says;
-- ``Content-Security-Policy``: the chat page may load only its own files (and show media through
+- ``Content-Security-Policy``: the chat page (and the /docs page) may load only its own files (and show media through
   ``blob:`` URLs); everything else (API answers, run files) is a sandbox with no scripts, so a file a
   model or a download wrote cannot act as a page of this server even when opened directly;
 - ``Referrer-Policy: no-referrer``: run URLs (unguessable ids) never leak to other sites.
@@ -19,8 +19,8 @@ SANDBOX_CSP = "sandbox; default-src 'none'; img-src 'self'; media-src 'self'; fr
 
 
 def is_page(path: str) -> bool:
-    """Whether ``path`` is the chat page or one of its own static files."""
-    return path == "/" or path.startswith("/static/")
+    """Whether ``path`` is the chat page, the API reference page, or one of their own static files."""
+    return path in ("/", "/docs") or path.startswith("/static/")
 
 
 def security_headers(path: str) -> list[tuple[bytes, bytes]]:
