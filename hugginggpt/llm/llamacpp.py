@@ -121,9 +121,11 @@ def _load_llama(path: str, n_ctx: int, n_threads: int, n_gpu_layers: int, seed: 
         try:
             import llama_cpp  # noqa: F401
         except ImportError:
+            from hugginggpt.extras import install_hint
+
             raise LLMError(
-                "llama-cpp-python is not installed: pip install 'hugginggpt[llm]', "
-                "or choose a hosted controller with --llm openai:MODEL"
+                f"llama-cpp-python is not installed: the embedded controller gguf: needs the 'gguf' extra: "
+                f"{install_hint('gguf')}, or choose a hosted controller with --llm openai:MODEL"
             ) from None
         if not Path(path).is_file():
             raise LLMError(f"GGUF file not found: {path}")

@@ -22,6 +22,7 @@ from langchain_core.language_models import BaseChatModel
 
 from hugginggpt import config
 from hugginggpt.errors import LLMError, error_line
+from hugginggpt.extras import install_hint, require
 from hugginggpt.paths import expand_home
 
 OWN_PROVIDERS = ("openai", "huggingface", "gguf")
@@ -124,7 +125,7 @@ def resolve_gguf(ref: str, *, endpoint: str | None = None, cache_dir: str | Path
 
 
 def _openai(model: str, base_url: str | None, api_key: str | None, kw: dict[str, Any]) -> BaseChatModel:
-    from langchain_openai import ChatOpenAI
+    ChatOpenAI = require("langchain_openai", f"the controller openai:{model}", LLMError).ChatOpenAI
 
     key = api_key or os.environ.get("OPENAI_API_KEY")
     if not key:
@@ -139,7 +140,9 @@ def _openai(model: str, base_url: str | None, api_key: str | None, kw: dict[str,
 
 def _huggingface(model: str, base_url: str | None, api_key: str | None, kw: dict[str, Any]) -> BaseChatModel:
     from huggingface_hub import get_token
-    from langchain_huggingface import ChatHuggingFace, HuggingFaceEndpoint
+
+    integration = require("langchain_huggingface", f"the controller huggingface:{model}", LLMError)
+    ChatHuggingFace, HuggingFaceEndpoint = integration.ChatHuggingFace, integration.HuggingFaceEndpoint
 
     token = api_key or get_token()
     if not token and not base_url:
@@ -166,8 +169,9 @@ def _gguf(model: str, base_url: str | None, api_key: str | None, kw: dict[str, A
     path = resolve_gguf(model) if not is_hub_file(model) else None
     if not llama_cpp_available():
         raise LLMError(
-            "llama-cpp-python is not installed: pip install 'hugginggpt[llm]', "
-            "or choose a hosted controller with --llm openai:MODEL"
+            f"llama-cpp-python is not installed: the embedded controller gguf: needs the 'gguf' extra: "
+            f"{install_hint('gguf')} (it compiles llama.cpp), or choose a hosted controller with --llm "
+            f"openai:MODEL ({install_hint('openai')})"
         )
     path = path or resolve_gguf(model)
     return LlamaCppChatModel(model_path=str(path), **kw).load()

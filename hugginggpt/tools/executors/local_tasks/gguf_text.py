@@ -156,7 +156,8 @@ def load(path: Path, options: LoadOptions | None = None) -> GGUFTextModel:
     from hugginggpt.llm.llamacpp import LlamaCppChatModel, llama_cpp_available, shared_llama
 
     if not llama_cpp_available():
-        raise ModelLoadError(None, "llama-cpp-python is not installed; install hugginggpt[llm] to run GGUF models")
+        raise ModelLoadError(None, "llama-cpp-python is not installed; GGUF models need the 'gguf' extra: "
+                                     "pip install 'hugginggpt[gguf]'")
     if not is_gguf_file(path):
         raise ModelLoadError(None, f"{path} is not a GGUF file")
     loaded = shared_llama(path)
