@@ -44,7 +44,7 @@ _PACKAGES = {
 }
 #: tool-calling steps a tool-loop peer may take (our agents' RunLimits.max_steps)
 MAX_STEPS = 10
-#: LLM calls of create_agent (our agents' RunLimits.max_llm_calls): LangGraph's recursion limit 2n + 1
+#: LLM calls of create_agent (our agents' RunLimits.max_llm_calls): LangGraph's recursion limit 2n (n model steps)
 MAX_LLM_CALLS = 12
 
 
@@ -202,7 +202,7 @@ class CreateAgentPeer(_Peer):
 
         recorder = CallRecorder(self.tools)
         graph = create_agent(self.llm, recorder.tools)
-        run_config = {**(config or {}), "recursion_limit": 2 * MAX_LLM_CALLS + 1}
+        run_config = {**(config or {}), "recursion_limit": 2 * MAX_LLM_CALLS}
         messages: list[Any] = []
         error = None
         try:

@@ -124,6 +124,17 @@ async def test_a_peer_that_raises_is_recorded_with_the_reason(tmp_path):
 
 
 @needs_peers
+async def test_a_peer_that_loops_is_stopped_and_recorded_with_the_reason(tmp_path):
+    loop = [AIMessage("", tool_calls=[_call("text-to-speech", f"c{i}", text=f"hello {i}")]) for i in range(30)]
+    llm = Scripted(responses=loop)
+    agent = build_agent("create-agent", llm, "plan", tmp_path, tasks=TASKS)
+    outcome = await run_request(agent, "Say hello.", "plan")
+
+    assert "recursion" in outcome["error"].lower() and "\n" not in outcome["error"]
+    assert outcome["llm_calls"] == peers.MAX_LLM_CALLS and len(outcome["plan"]) == peers.MAX_LLM_CALLS
+
+
+@needs_peers
 async def test_the_tool_calling_peers_see_our_schemas(tmp_path):
     llm = Scripted(responses=SCRIPTS["smolagents-tools"])
     agent = build_agent("smolagents-tools", llm, "plan", tmp_path, tasks=TASKS)
