@@ -18,7 +18,8 @@ critic pass rate (yes / verdicts) with the answers that gave no verdict counted 
 Besides ours, ``agents`` may name the ecosystem's agents (``eval/peers.py``: LangChain's HuggingGPT
 planner, ``create_agent``, smolagents' tool-calling and code agents), in ``plan`` mode on the same
 placeholder tools; their calls are recorded as our tool-loop agents' are, scored the same, and their
-unreadable answers counted apart (``parse_failures``) from the requests that failed (``failures``).
+unreadable answers (and ReAct's, from its trace) counted apart (``parse_failures``) from the requests
+that failed (``failures``).
 """
 
 from __future__ import annotations
@@ -165,10 +166,23 @@ async def run_request(agent: Any, request: str, mode: str) -> dict[str, Any]:
         if isinstance(result, Mapping) and "parse_errors" in result:  # a peer: its own account of the run
             extra.update({key: result[key] for key in ("raw_outputs", "parse_errors") if key in result})
             error = result.get("error") or None
+        elif isinstance(result, Mapping) and result.get("trace"):  # ours: the unreadable turns its trace records
+            extra["parse_errors"] = trace_parse_errors(result["trace"])
     except Exception as exc:  # one failing request must not stop a comparison
         error = f"{type(exc).__name__}: {exc}"
     return {"plan": plan, "seconds": round(time.perf_counter() - started, 6), "error": error, **usage.as_dict(),
             **extra}
+
+
+def trace_parse_errors(path: str | Path) -> int:
+    """The ``parse_error`` events of a run's trace (ReAct's turns it could not read); 0 without a trace."""
+    from hugginggpt.agent.events import PARSE_ERROR
+
+    try:
+        events = json.loads(Path(path).read_text(encoding="utf-8")).get("events") or []
+    except (OSError, ValueError, AttributeError):
+        return 0
+    return sum(1 for event in events if isinstance(event, dict) and event.get("event") == PARSE_ERROR)
 
 
 # ----- the comparison -----

@@ -242,3 +242,16 @@ def test_every_task_tool_becomes_a_smolagents_tool(tmp_path):
     schemas = {t.name: get_tool_json_schema(t)["function"]["parameters"] for t in converted}
     assert schemas["text_to_image"]["properties"]["negative_prompt"]["nullable"] is True
     assert schemas["table_question_answering"]["properties"]["table"]["type"] == ["object", "string"]
+
+
+async def test_our_react_agent_s_unreadable_turns_are_counted_the_same_way(tmp_path):
+    llm = Scripted(responses=[
+        AIMessage("Thought: I will draw a cat."),  # neither an action nor an answer
+        AIMessage('Thought: draw it\nAction: text-to-image\nAction Input: {"text": "a cat"}'),
+        AIMessage("Thought: done\nFinal Answer: a cat"),
+    ])
+    agent = build_agent("react", llm, "plan", tmp_path, tasks=TASKS)
+    outcome = await run_request(agent, "Draw a cat.", "plan")
+
+    assert outcome["error"] is None and outcome["parse_errors"] == 1
+    assert [n["task"] for n in outcome["plan"]] == ["text-to-image"]
