@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One setup command: installs hugginggpt with the embedded local LLM (llama.cpp), local task
-# models (transformers, CPU torch), the comparison harness and the test tools.
+# models (transformers, CPU torch), the comparison harness (with the ecosystem's agents as peers: the
+# peers extra) and the test tools.
 # Run it inside a virtual environment of your choice (python3 -m venv .venv && . .venv/bin/activate).
 set -euo pipefail
 cd "$(dirname "$0")"

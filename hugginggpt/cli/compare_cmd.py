@@ -13,7 +13,8 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("compare", help="compare agents on TaskBench", description=__doc__.splitlines()[0],
                                    **help_options("compare"))
     parser.add_argument("--data", required=True, help="TaskBench folder (tool_desc.json, data.json, ...)")
-    parser.add_argument("--agents", default="global,react,tools", help="comma-separated: global, react, tools")
+    parser.add_argument("--agents", default="global,react,tools", help="comma-separated: global, react, tools; the ecosystem's agents (--mode plan, the peers "
+                             "extra): langchain-hugginggpt, create-agent, smolagents-tools, smolagents-code")
     parser.add_argument("--llm", required=True, help='controller LLM spec, e.g. "openai:gpt-4o-mini" or "gguf:PATH"')
     parser.add_argument("--limit", type=int, default=None, help="at most this many requests")
     parser.add_argument("--types", default=None, help="graph types to use: single,chain,dag (default: all)")
@@ -38,15 +39,13 @@ def command(args: argparse.Namespace) -> int:
 
     from hugginggpt.cli.score_cmd import metrics_table
     from hugginggpt.errors import HuggingGPTError
-    from hugginggpt.eval.compare import AGENT_NAMES, Comparison, selected_types
+    from hugginggpt.eval.compare import Comparison, check_agents, selected_types
     from hugginggpt.eval.splits import select_split
     from hugginggpt.eval.taskbench import load_taskbench
     from hugginggpt.llm import load_llm
 
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
-    unknown = [a for a in agents if a not in AGENT_NAMES]
-    if unknown or not agents:
-        raise HuggingGPTError(f"unknown agent(s) {', '.join(unknown) or '(none)'}; choose from {', '.join(AGENT_NAMES)}")
+    check_agents(agents, args.mode)
     dataset = load_taskbench(args.data)
     if args.limit is not None and args.limit < 1:
         raise HuggingGPTError(f"--limit must be at least 1, got {args.limit}")
@@ -75,7 +74,8 @@ def command(args: argparse.Namespace) -> int:
             out.print(f"  critic pass rate {'n/a' if rate is None else f'{rate:.3f}'} "
                       f"({s.get('critic_judged', 0)} judged, {s.get('critic_no_verdict', 0)} without a verdict)")
         out.print(f"  LLM calls {s['llm_calls']:.2f}/request, tokens {s['prompt_tokens']:.0f} in "
-                  f"+ {s['completion_tokens']:.0f} out, {s['seconds']:.2f} s/request, {s['failures']} failed")
+                  f"+ {s['completion_tokens']:.0f} out, {s['seconds']:.2f} s/request, {s['failures']} failed, "
+                  f"{s['parse_failures']} with unreadable answers")
     if not args.no_plots:
         from hugginggpt.eval.plots import write_plots
 

@@ -14,6 +14,12 @@ to, as TaskBench gives its model ``tool_desc.json``) or ``all`` (every task of o
 product question). With a ``critic`` LLM, each plan is also judged by HuggingGPT's critic prompt;
 verdicts go to ``<out>/predictions/<agent>.critic.json`` (resumable too) and into the tables as the
 critic pass rate (yes / verdicts) with the answers that gave no verdict counted apart.
+
+Besides ours, ``agents`` may name the ecosystem's agents (``eval/peers.py``: LangChain's HuggingGPT
+planner, ``create_agent``, smolagents' tool-calling and code agents), in ``plan`` mode on the same
+placeholder tools; their calls are recorded as our tool-loop agents' are, scored the same, and their
+unreadable answers (and ReAct's, from its trace) counted apart (``parse_failures``) from the requests
+that failed (``failures``).
 """
 
 from __future__ import annotations
@@ -33,12 +39,15 @@ from langchain_core.tools import StructuredTool
 from hugginggpt.agent.trace import UsageCounter
 from hugginggpt.errors import HuggingGPTError
 from hugginggpt.eval.mapping import TaskBenchMapping
+from hugginggpt.eval.peers import PEER_NAMES
 from hugginggpt.eval.scoring import METRICS, GroupScore, load_predictions, score
 from hugginggpt.eval.taskbench import GRAPH_TYPES, TaskBenchDataset, TaskBenchSample
 from hugginggpt.tools.resources.sniff import KIND_SUFFIX
 from hugginggpt.tools.table import MEDIA_KINDS
 
 AGENT_NAMES = ("global", "react", "tools")
+#: ours, then the ecosystem's agents (eval/peers.py, the ``peers`` extra; planning-only mode)
+ALL_AGENT_NAMES = (*AGENT_NAMES, *PEER_NAMES)
 MODES = ("plan", "full")
 TOOL_SETS = ("domain", "all")
 _EXTENSIONS = {kind: KIND_SUFFIX[kind] for kind in MEDIA_KINDS}  # the one list: tools/resources/sniff.py
@@ -81,13 +90,19 @@ def placeholder_tools(tasks: Iterable[str] | None = None, root: str | Path = "."
 # ----- agents -----
 
 def build_agent(name: str, llm: Any, mode: str, root: Path, tasks: Sequence[str] | None = None) -> Any:
-    """The agent called ``name`` (global | react | tools) for ``mode``, on ``llm``, offered ``tasks``
-    (None: every task of the table)."""
+    """The agent called ``name`` (global | react | tools, or a peer of eval/peers.py) for ``mode``, on
+    ``llm``, offered ``tasks`` (None: every task of the table)."""
     from hugginggpt import agent as agents
 
+    if name in PEER_NAMES:
+        from hugginggpt.eval.peers import build_peer
+
+        if mode != "plan":
+            raise HuggingGPTError(f"agent {name} is compared in --mode plan only")
+        return build_peer(name, llm, mode, placeholder_tools(tasks, root=root))
     classes = {"global": "GlobalPlanAgent", "react": "ReActAgent", "tools": "FunctionCallingAgent"}
     if name not in classes:
-        raise HuggingGPTError(f"unknown agent {name!r} (choose from {', '.join(AGENT_NAMES)})")
+        raise HuggingGPTError(f"unknown agent {name!r} (choose from {', '.join(ALL_AGENT_NAMES)})")
     cls = getattr(agents, classes[name])
     if mode == "plan":
         tools = placeholder_tools(tasks, root=root)
@@ -98,6 +113,23 @@ def build_agent(name: str, llm: Any, mode: str, root: Path, tasks: Sequence[str]
     else:
         tools = None
     return cls(llm, tools=tools, workspace_root=root / "runs")
+
+
+def check_agents(names: Sequence[str], mode: str) -> None:
+    """Before anything runs: every name known, peers only in ``plan`` mode and their packages installed
+    (a missing one: ``PeerMissingError``, one line naming the ``peers`` extra)."""
+    unknown = [a for a in names if a not in ALL_AGENT_NAMES]
+    if unknown or not names:
+        raise HuggingGPTError(f"unknown agent(s) {', '.join(unknown) or '(none)'}; "
+                              f"choose from {', '.join(ALL_AGENT_NAMES)}")
+    peers = [a for a in names if a in PEER_NAMES]
+    if peers and mode != "plan":
+        raise HuggingGPTError(f"{', '.join(peers)}: the ecosystem's agents are compared in --mode plan only")
+    if peers:
+        from hugginggpt.eval.peers import require
+
+        for name in peers:
+            require(name)
 
 
 def plan_list(value: Any) -> list[dict[str, Any]]:
@@ -131,10 +163,26 @@ async def run_request(agent: Any, request: str, mode: str) -> dict[str, Any]:
         plan = plan_list(result)
         # the planner's raw answers and repairs, when it reports them: plans can be re-validated offline
         extra = {key: getattr(result, key) for key in ("raw_outputs", "repairs") if hasattr(result, key)}
+        if isinstance(result, Mapping) and "parse_errors" in result:  # a peer: its own account of the run
+            extra.update({key: result[key] for key in ("raw_outputs", "parse_errors") if key in result})
+            error = result.get("error") or None
+        elif isinstance(result, Mapping) and result.get("trace"):  # ours: the unreadable turns its trace records
+            extra["parse_errors"] = trace_parse_errors(result["trace"])
     except Exception as exc:  # one failing request must not stop a comparison
         error = f"{type(exc).__name__}: {exc}"
     return {"plan": plan, "seconds": round(time.perf_counter() - started, 6), "error": error, **usage.as_dict(),
             **extra}
+
+
+def trace_parse_errors(path: str | Path) -> int:
+    """The ``parse_error`` events of a run's trace (ReAct's turns it could not read); 0 without a trace."""
+    from hugginggpt.agent.events import PARSE_ERROR
+
+    try:
+        events = json.loads(Path(path).read_text(encoding="utf-8")).get("events") or []
+    except (OSError, ValueError, AttributeError):
+        return 0
+    return sum(1 for event in events if isinstance(event, dict) and event.get("event") == PARSE_ERROR)
 
 
 # ----- the comparison -----
@@ -151,7 +199,13 @@ class AgentReport:
 
     @property
     def failures(self) -> int:
-        return sum(1 for row in self.rows if row["harness"].get("error"))
+        """Requests that failed (raised, looped, ran out of a limit) for another reason than a parse failure."""
+        return sum(1 for row in self.rows if failed(row))
+
+    @property
+    def parse_failures(self) -> int:
+        """Requests where some answer of the model could not be read (a peer's planner JSON, tool call, code)."""
+        return sum(1 for row in self.rows if parse_failed(row))
 
     def mean(self, key: str, rows: Sequence[dict[str, Any]] | None = None) -> float:
         rows = self.rows if rows is None else rows
@@ -193,6 +247,7 @@ class AgentReport:
             "completion_tokens": self.mean("completion_tokens"),
             "seconds": self.mean("seconds"),
             "failures": self.failures,
+            "parse_failures": self.parse_failures,
         }
 
 
@@ -329,7 +384,8 @@ class Comparison:
                              "completion_tokens": _round(report.mean("completion_tokens", chosen)),
                              "seconds": _round(report.mean("seconds", chosen)),
                              "median_seconds": _round(_median([r["harness"].get("seconds") or 0 for r in chosen])),
-                             "failures": sum(1 for r in chosen if r["harness"].get("error"))})
+                             "failures": sum(1 for r in chosen if failed(r)),
+                             "parse_failures": sum(1 for r in chosen if parse_failed(r))})
         return rows
 
     def write_tables(self) -> dict[str, Path]:
@@ -354,6 +410,16 @@ def markdown_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) ->
     for row in rows:
         lines.append("| " + " | ".join("" if row.get(c) is None else str(row.get(c)) for c in columns) + " |")
     return "\n".join(lines) + "\n"
+
+
+def parse_failed(row: Mapping[str, Any]) -> bool:
+    """Whether some model answer of the request could not be read (counted apart from failures)."""
+    return bool((row.get("harness") or {}).get("parse_errors"))
+
+
+def failed(row: Mapping[str, Any]) -> bool:
+    """Whether the request failed for another reason than a parse failure."""
+    return bool((row.get("harness") or {}).get("error")) and not parse_failed(row)
 
 
 def exact_tasks(row: Mapping[str, Any]) -> list[str]:

@@ -124,6 +124,16 @@ def arg_json_schema(arg: ArgSpec) -> dict[str, Any]:
     return {"type": "string"}
 
 
+def json_types(prop: dict[str, Any]) -> list[str]:
+    """The JSON types one property of a tool's argument schema allows, ``null`` left out (an optional
+    argument is ``anyOf`` its type and null); [] when the property names none."""
+    kinds = [prop["type"]] if isinstance(prop.get("type"), str) else list(prop.get("type") or [])
+    for option in prop.get("anyOf") or []:
+        if isinstance(option, dict):
+            kinds += json_types(option)
+    return [k for k in dict.fromkeys(kinds) if isinstance(k, str) and k != "null"]
+
+
 def args_json_schema(spec: TaskSpec) -> dict[str, Any]:
     """A grammar-friendly JSON schema of a task's ``args`` object."""
     return {

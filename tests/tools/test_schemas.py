@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from hugginggpt.tools import args_model, get_task, plan_json_schema, task_table
-from hugginggpt.tools.schemas import MEDIA_HINT, model_name
+from hugginggpt.tools.schemas import MEDIA_HINT, json_types, model_name
 from hugginggpt.tools.table import TaskSpec, parse_table
 
 jsonschema = pytest.importorskip("jsonschema")  # the plan-schema tests need a JSON schema validator
@@ -173,3 +173,12 @@ def test_plan_schema_follows_a_custom_table():
     with pytest.raises(jsonschema.ValidationError):
         _validate([{"step": "s", "task": "toy-task", "id": 0, "args": {"mode": "c"}}], schema)
     assert isinstance(specs["toy-task"], TaskSpec)
+
+
+def test_json_types_reads_a_tool_argument_s_types():
+    props = args_model(get_task("table-question-answering")).model_json_schema()["properties"]
+    assert json_types(props["question"]) == ["string"]
+    assert json_types(props["table"]) == ["object", "string"]  # a table or a CSV path
+    optional = args_model(get_task("text-to-image")).model_json_schema()["properties"]["negative_prompt"]
+    assert json_types(optional) == ["string"]  # null left out
+    assert json_types({"description": "anything"}) == []
