@@ -8,12 +8,14 @@ import ipaddress
 import logging
 import math
 import sys
+from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any
 
 from hugginggpt.cli.run_cmd import add_agent_arguments, settings_from
 from hugginggpt.config import check_folder, var
 from hugginggpt.errors import HuggingGPTError
+from hugginggpt.server.settings import MiB, ServerSettings
 
 
 def register(subparsers: Any) -> None:
@@ -21,8 +23,9 @@ def register(subparsers: Any) -> None:
 
     parser = subparsers.add_parser("serve", help="serve the chat page and HTTP APIs", description=__doc__.splitlines()[0],
                                    **help_options("serve"))
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--host", default=DEFAULTS["host"],
+                        help=f"address to listen on (default {DEFAULTS['host']}: this machine only)")
+    parser.add_argument("--port", type=int, default=DEFAULTS["port"], help=f"port (default {DEFAULTS['port']})")
     parser.add_argument("--api-key", metavar="KEY",
                         help=f"require 'Authorization: Bearer KEY' on every API route (default: ${var('api_key')})")
     parser.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
@@ -32,17 +35,23 @@ def register(subparsers: Any) -> None:
                              "unless --host listens on all addresses)")
     parser.add_argument("--runs-dir", metavar="DIR",
                         help=f"folder of the runs' folders (default: <--trace-dir or ${var('home')}>/server)")
-    parser.add_argument("--max-active", type=int, default=4, metavar="N", help="runs executing at once (default 4)")
-    parser.add_argument("--max-queued", type=int, default=32, metavar="N",
-                        help="runs waiting their turn before new requests get 429 (default 32)")
-    parser.add_argument("--timeout", type=float, default=600, metavar="S", help="time limit of one run (default 600 s)")
-    parser.add_argument("--keep-runs", type=float, default=3600, metavar="S",
-                        help="keep finished runs and their files this long (default 3600 s)")
-    parser.add_argument("--max-upload-mb", type=float, default=20, metavar="MB", help="size limit of one upload (default 20)")
+    parser.add_argument("--max-active", type=int, default=DEFAULTS["max_active"], metavar="N",
+                        help=f"runs executing at once (default {DEFAULTS['max_active']})")
+    parser.add_argument("--max-queued", type=int, default=DEFAULTS["max_queued"], metavar="N",
+                        help=f"runs waiting their turn before new requests get 429 (default {DEFAULTS['max_queued']})")
+    parser.add_argument("--timeout", type=float, default=DEFAULTS["request_timeout"], metavar="S",
+                        help=f"time limit of one run (default {DEFAULTS['request_timeout']:g} s)")
+    parser.add_argument("--keep-runs", type=float, default=DEFAULTS["keep_runs_s"], metavar="S",
+                        help=f"keep finished runs and their files this long (default {DEFAULTS['keep_runs_s']:g} s)")
+    parser.add_argument("--max-upload-mb", type=float, default=DEFAULTS["max_upload_bytes"] / MiB, metavar="MB",
+                        help=f"size limit of one upload (default {DEFAULTS['max_upload_bytes'] / MiB:g})")
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
     add_agent_arguments(parser, request_options=False)
     parser.set_defaults(func=command)
 
+
+#: The flags' defaults: ServerSettings' own (its module loads no web stack).
+DEFAULTS = {f.name: f.default for f in fields(ServerSettings) if f.default is not MISSING}
 
 # ServerSettings field -> the flag that sets it, for error messages
 FLAGS = {"max_active": "--max-active", "max_queued": "--max-queued", "request_timeout": "--timeout",
@@ -57,8 +66,6 @@ def _loopback(host: str) -> bool:
 
 
 def server_settings(args: argparse.Namespace, settings: Any) -> Any:
-    from hugginggpt.server.settings import ServerSettings
-
     if not 0 < args.port < 65536:
         raise HuggingGPTError(f"--port must be between 1 and 65535, got {args.port}")
     if not math.isfinite(args.max_upload_mb) or args.max_upload_mb <= 0:
@@ -69,7 +76,7 @@ def server_settings(args: argparse.Namespace, settings: Any) -> Any:
         server = ServerSettings(host=args.host, port=args.port, api_key=ServerSettings.key_from_env(args.api_key),
                                 max_active=args.max_active, max_queued=args.max_queued,
                                 request_timeout=args.timeout, keep_runs_s=args.keep_runs,
-                                max_upload_bytes=int(args.max_upload_mb * (1 << 20)),
+                                max_upload_bytes=int(args.max_upload_mb * MiB),
                                 cors_origins=tuple(args.cors_origin), allowed_hosts=tuple(args.allow_host),
                                 **options)
     except ValueError as exc:  # the message names the setting: say the flag instead

@@ -11,7 +11,22 @@
 - ``routes_jarvis``, ``routes_openai``, ``routes_runs``, ``routes_page``: the endpoints
 """
 
-from hugginggpt.server.app import create_app
-from hugginggpt.server.settings import ServerSettings
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["ServerSettings", "create_app"]
+
+
+def __getattr__(name: str) -> Any:
+    """``create_app`` and ``ServerSettings`` load on first use, so the CLI reads the server's settings
+    (its flags' defaults) without loading the web stack."""
+    if name == "create_app":
+        from hugginggpt.server.app import create_app
+
+        return create_app
+    if name == "ServerSettings":
+        from hugginggpt.server.settings import ServerSettings
+
+        return ServerSettings
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

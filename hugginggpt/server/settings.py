@@ -8,7 +8,10 @@ from pathlib import Path
 
 from hugginggpt import config
 from hugginggpt.paths import expand_home
-from hugginggpt.tools.resources import MiB
+
+#: A mebibyte (the upload limit's unit; the same as ``tools.resources.MiB``, which this module does not import:
+#: the CLI reads these settings without loading the tools).
+MiB = 1 << 20
 
 #: The variable of the API key (``config.TABLE`` holds it with every other).
 API_KEY_ENV = config.var("api_key")

@@ -52,3 +52,20 @@ def test_serve_has_no_per_request_flags(capsys):
     with pytest.raises(SystemExit):
         main(["serve", "--file", "x.png"])
     assert "unrecognized arguments: --file" in capsys.readouterr().err
+
+
+def test_serve_flags_default_to_the_server_settings_own_defaults(tmp_path, monkeypatch):
+    """One home for the server's limits: `serve` without flags gives the settings ServerSettings() gives."""
+    from dataclasses import fields
+
+    from hugginggpt.cli.main import build_parser
+    from hugginggpt.cli.run_cmd import settings_from
+    from hugginggpt.cli.serve_cmd import server_settings
+    from hugginggpt.server.settings import ServerSettings
+
+    monkeypatch.delenv("HUGGINGGPT_API_KEY", raising=False)
+    monkeypatch.setenv("HUGGINGGPT_HOME", str(tmp_path))
+    args = build_parser().parse_args(["serve"])
+    made, default = server_settings(args, settings_from(args)), ServerSettings()
+    assert {f.name: getattr(made, f.name) for f in fields(ServerSettings)} == \
+           {f.name: getattr(default, f.name) for f in fields(ServerSettings)}
