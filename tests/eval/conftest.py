@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from hugginggpt.eval.taskbench import load_taskbench
 from tests.shared import shared_path
 
 TASKBENCH_DIR = shared_path("taskbench")
@@ -44,3 +46,17 @@ def write_domain(root: Path, rows: list[str], requests: list[str] | None = None,
     if requests is not None:
         (root / "user_requests.json").write_text("\n".join(requests) + "\n")
     return root
+
+
+@pytest.fixture()
+def dataset(tmp_path):
+    """Two requests in a TaskBench domain folder: a two-step chain and a single step."""
+    rows = [
+        json.dumps({"id": "a", "type": "chain", "n_tools": 2, "instruction": "Draw a cat and tell me what it is.",
+                    "task_nodes": [{"task": "Text-to-Image", "arguments": ["a cat"]},
+                                   {"task": "Image Classification", "arguments": ["<node-0>"]}],
+                    "task_links": [{"source": "Text-to-Image", "target": "Image Classification"}]}),
+        json.dumps({"id": "b", "type": "single", "n_tools": 1, "instruction": "Say hello out loud.",
+                    "task_nodes": [{"task": "Text-to-Speech", "arguments": ["hello"]}], "task_links": []}),
+    ]
+    return load_taskbench(write_domain(tmp_path / "domain", rows))

@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage
 
 from hugginggpt.cli.main import main
 
-from .test_compare import Scripted, dataset  # noqa: F401  (fixture)
+from .test_compare import Scripted
 
 
 def test_score_prints_json_matching_the_reference(taskbench_dir, capsys):

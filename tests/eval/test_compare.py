@@ -19,9 +19,7 @@ from hugginggpt.eval.compare import (
     plan_list,
     selected_types,
 )
-from hugginggpt.eval.taskbench import load_taskbench
 
-from .conftest import write_domain
 
 
 class Scripted(FakeMessagesListChatModel):
@@ -69,19 +67,6 @@ def scripts(out: Path) -> dict[str, Scripted]:
             AIMessage("Done."),
         ]),
     }
-
-
-@pytest.fixture()
-def dataset(tmp_path):
-    rows = [
-        json.dumps({"id": "a", "type": "chain", "n_tools": 2, "instruction": "Draw a cat and tell me what it is.",
-                    "task_nodes": [{"task": "Text-to-Image", "arguments": ["a cat"]},
-                                   {"task": "Image Classification", "arguments": ["<node-0>"]}],
-                    "task_links": [{"source": "Text-to-Image", "target": "Image Classification"}]}),
-        json.dumps({"id": "b", "type": "single", "n_tools": 1, "instruction": "Say hello out loud.",
-                    "task_nodes": [{"task": "Text-to-Speech", "arguments": ["hello"]}], "task_links": []}),
-    ]
-    return load_taskbench(write_domain(tmp_path / "domain", rows))
 
 
 def _factory(models):

@@ -13,7 +13,7 @@ from hugginggpt.errors import HuggingGPTError
 from hugginggpt.eval.compare import Comparison, build_agent
 from hugginggpt.eval.scoring import score
 
-from .test_compare import Scripted, dataset  # noqa: F401 - the fixture
+from .test_compare import Scripted
 
 PLAN_A = [{"task": "text-to-image", "id": 0, "dep": [-1], "args": {"text": "a cat"}},
           {"task": "image-classification", "id": 1, "dep": [0], "args": {"image": "<resource>-0"}}]

@@ -21,9 +21,7 @@ from hugginggpt.errors import HuggingGPTError
 from hugginggpt.eval import peers
 from hugginggpt.eval.compare import Comparison, build_agent, check_agents, run_request
 from hugginggpt.eval.peers import PeerMissingError, with_reference_deps
-from hugginggpt.eval.taskbench import load_taskbench
 
-from .conftest import write_domain
 
 #: the tests that run a peer need the `peers` extra (CI installs it); the missing-package ones do not
 needs_peers = pytest.mark.skipif(find_spec("langchain_experimental") is None or find_spec("smolagents") is None,
@@ -151,16 +149,7 @@ def test_a_spelled_reference_is_an_edge():
 
 
 @needs_peers
-def test_peers_in_the_comparison_count_parse_failures_apart(tmp_path):
-    rows = [
-        json.dumps({"id": "a", "type": "chain", "n_tools": 2, "instruction": "Draw a cat and tell me what it is.",
-                    "task_nodes": [{"task": "Text-to-Image", "arguments": ["a cat"]},
-                                   {"task": "Image Classification", "arguments": ["<node-0>"]}],
-                    "task_links": [{"source": "Text-to-Image", "target": "Image Classification"}]}),
-        json.dumps({"id": "b", "type": "single", "n_tools": 1, "instruction": "Say hello out loud.",
-                    "task_nodes": [{"task": "Text-to-Speech", "arguments": ["hello"]}], "task_links": []}),
-    ]
-    dataset = load_taskbench(write_domain(tmp_path / "domain", rows))
+def test_peers_in_the_comparison_count_parse_failures_apart(tmp_path, dataset):
     models = {
         "langchain-hugginggpt": Scripted(responses=[*SCRIPTS["langchain-hugginggpt"], AIMessage("no plan")]),
         "create-agent": Scripted(responses=[*SCRIPTS["create-agent"],
