@@ -12,9 +12,8 @@ import json
 from importlib.util import find_spec
 
 import pytest
-from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field
 
 from hugginggpt.cli.main import main
 from hugginggpt.errors import HuggingGPTError
@@ -22,6 +21,7 @@ from hugginggpt.eval import peers
 from hugginggpt.eval.compare import Comparison, build_agent, check_agents, run_request
 from hugginggpt.eval.peers import PeerMissingError, with_reference_deps
 
+from .test_compare import Scripted as ScriptedModel
 
 #: the tests that run a peer need the `peers` extra (CI installs it); the missing-package ones do not
 needs_peers = pytest.mark.skipif(find_spec("langchain_experimental") is None or find_spec("smolagents") is None,
@@ -30,22 +30,14 @@ needs_peers = pytest.mark.skipif(find_spec("langchain_experimental") is None or 
 TASKS = ["text-to-image", "image-classification", "text-to-speech"]
 
 
-class Scripted(FakeMessagesListChatModel):
-    """Answers from a script in order, with token usage; fails loudly once the script is used up."""
+class Scripted(ScriptedModel):
+    """The comparison tests' scripted model, remembering the tools each bind offered it."""
 
-    bound: list = []
+    bound: list = Field(default_factory=list)
 
     def bind_tools(self, tools, **kwargs):
         self.bound.append((tools, kwargs))
         return self
-
-    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
-        if self.i >= len(self.responses):
-            raise AssertionError("the agent asked the model more often than scripted")
-        message = self.responses[self.i]
-        self.i += 1
-        usage = {"input_tokens": 100, "output_tokens": 20, "total_tokens": 120}
-        return ChatResult(generations=[ChatGeneration(message=message.model_copy(update={"usage_metadata": usage}))])
 
 
 def _call(name, call_id, **args):
