@@ -4,27 +4,20 @@ task models named with --local-model (real inference, offline), and an allowed f
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.server.live import free_port, spawned_server
+
 pytest.importorskip("mcp")
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The tiny models the server gets (tests/tiny_models.py): a captioner and a speech synthesiser.
 TASKS = ("image-to-text", "text-to-speech")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -66,35 +59,14 @@ def server_command(place) -> tuple[list[str], dict[str, str]]:
 @pytest.fixture(scope="module")
 def http_server(server_command, place) -> Iterator[str]:
     """`hugginggpt mcp --http` on a free loopback port; yields the endpoint's URL."""
-    import httpx
 
     args, env = server_command
     port = free_port()
-    log_path = place["base"] / f"http-{port}.log"
-    with log_path.open("w") as log:
-        process = subprocess.Popen([sys.executable, *args, "--http", "--port", str(port)], stdout=log,
-                                   stderr=subprocess.STDOUT, env=env, cwd=ROOT)
-        url = f"http://127.0.0.1:{port}/mcp"
-        try:
-            deadline = time.monotonic() + 120
-            while True:
-                if process.poll() is not None:
-                    pytest.fail(f"hugginggpt mcp --http exited: {log_path.read_text()[-2000:]}")
-                try:
-                    httpx.get(url, timeout=2)  # any answer: it listens
-                    break
-                except httpx.HTTPError:
-                    pass
-                if time.monotonic() > deadline:
-                    pytest.fail("hugginggpt mcp --http did not answer within 120 s")
-                time.sleep(0.3)
-            yield url
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
+    url = f"http://127.0.0.1:{port}/mcp"
+    command = [sys.executable, *args, "--http", "--port", str(port)]
+    with spawned_server("hugginggpt mcp --http", command, url, lambda answer: True,  # any answer: it listens
+                        log_path=place["base"] / f"http-{port}.log", seconds=120, env=env, cwd=ROOT, poll_s=0.3):
+        yield url
 
 
 def texts(result: Any) -> list[str]:

@@ -6,9 +6,15 @@ from __future__ import annotations
 import json
 import re
 import socket
+import subprocess
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
+
+import httpx
 
 import uvicorn
 from langchain_core.language_models import BaseChatModel
@@ -137,6 +143,39 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@contextmanager
+def spawned_server(name: str, command: list[str], probe: str, ready: Callable[[httpx.Response], bool], *,
+                   log_path: Path, seconds: float, env: dict[str, str], cwd: Path,
+                   poll_s: float = 0.5) -> Iterator[subprocess.Popen]:
+    """``command`` (the server ``name``) in a process of its own, its output in ``log_path``, until
+    ``ready`` accepts its answer to a GET of ``probe``; stopped when the block ends. The test fails, with
+    the end of the log, when the process exits first or ``seconds`` pass."""
+    import pytest
+
+    with log_path.open("w") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=cwd)
+        try:
+            deadline = time.monotonic() + seconds
+            while True:
+                if process.poll() is not None:
+                    pytest.fail(f"{name} exited: {log_path.read_text()[-2000:]}")
+                try:
+                    if ready(httpx.get(probe, timeout=2)):
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline:
+                    pytest.fail(f"{name} did not answer {probe} within {seconds:g} s")
+                time.sleep(poll_s)
+            yield process
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
 
 
 class LiveServer:

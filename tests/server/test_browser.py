@@ -11,16 +11,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.server.conftest import png
-from tests.server.live import free_port
+from tests.server.live import free_port, spawned_server
 from tests.shared import gguf_or_skip
 
 pytestmark = pytest.mark.browser
@@ -128,30 +126,10 @@ def served(tmp_path):
                "--local-model", f"image-to-text={tiny_model_path('image-to-text')}",
                "--local-model", f"text-to-speech={tiny_model_path('text-to-speech')}"]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "HUGGINGGPT_DOWNLOAD_MODELS": "0"}
-    log = (tmp_path / "server.log").open("w")
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
     url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 300
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"hugginggpt serve exited: {(tmp_path / 'server.log').read_text()[-2000:]}")
-            try:
-                if httpx.get(url + "/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("hugginggpt serve did not answer /health within 300 s")
-            time.sleep(0.5)
+    with spawned_server("hugginggpt serve", command, url + "/health", lambda answer: answer.status_code == 200,
+                        log_path=tmp_path / "server.log", seconds=300, env=env, cwd=ROOT):
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
 
 
 @pytest.mark.slow
