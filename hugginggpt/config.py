@@ -152,8 +152,8 @@ class Settings:
 
     llm: str | None = None
     base_url: str | None = None
-    agent: str = SETTINGS["agent"].default or AGENTS[0]
-    execution: str = SETTINGS["execution"].default or EXECUTION_POLICIES[-1]
+    agent: str = default("agent")
+    execution: str = default("execution")
     endpoint: str | None = None
     trace_dir: str | None = None
     #: Local model folders, comma-separated, each ``DIR`` or ``TASK=DIR`` (task read from the folder if absent).
