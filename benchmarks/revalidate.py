@@ -24,7 +24,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hugginggpt.agent.plan import task_info_from_spec, validate_plan  # noqa: E402
+from hugginggpt.agent.plan import validate_plan  # noqa: E402
 from hugginggpt.agent.plan.parse import parse_plan_text  # noqa: E402
 from hugginggpt.agent.plan.passes import SWITCHABLE  # noqa: E402
 from hugginggpt.errors import PlanError  # noqa: E402
@@ -42,7 +42,7 @@ def replan(rows: dict[str, Any], dataset: Any, mapping: TaskBenchMapping, withou
     """Each row's last answer validated again, as TaskBench predictions; ``without``: passes switched
     off (names joined by ","). ``keep``, when given, receives each sample's plan and repairs."""
     table = task_table()
-    known = {n: task_info_from_spec(table[n]) for n in mapping.domain_tasks()}
+    known = {n: table[n] for n in mapping.domain_tasks()}
     off = [name for name in (without or "").split(",") if name]
     out = {}
     for sample_id, row in rows.items():

@@ -19,13 +19,13 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from hugginggpt.agent.llm_call import acall_llm
-from hugginggpt.agent.plan import TaskInfo
 from hugginggpt.agent.plan.prompt import format_task_list
 from hugginggpt.errors import HuggingGPTError, error_line
 from hugginggpt.llm.content import content_text
 from hugginggpt.llm.json_text import find_json
 from hugginggpt.llm.structured import ConstrainedCache
 from hugginggpt.prompts import render_prompt
+from hugginggpt.tools.table import TaskSpec
 
 CHOICES = ("yes", "no")
 
@@ -55,7 +55,7 @@ class Verdict:
         return asdict(self)
 
 
-def critic_messages(request: str, plan: Sequence[Any], tasks: dict[str, TaskInfo]) -> list[BaseMessage]:
+def critic_messages(request: str, plan: Sequence[Any], tasks: dict[str, TaskSpec]) -> list[BaseMessage]:
     """The critic prompt: static instructions, task list and demonstrations first, then request and plan."""
     system = render_prompt("critic", tasks=format_task_list(tasks))
     shown = json.dumps(list(plan), ensure_ascii=False)
@@ -80,7 +80,7 @@ def parse_verdict(text: Any) -> Verdict:
     return Verdict(normalised, reason, raw)
 
 
-async def ajudge_plan(llm: Any, request: str, plan: Sequence[Any], tasks: dict[str, TaskInfo], *,
+async def ajudge_plan(llm: Any, request: str, plan: Sequence[Any], tasks: dict[str, TaskSpec], *,
                       constrained: ConstrainedCache | None = None,
                       config: RunnableConfig | None = None) -> Verdict:
     """Ask ``llm`` (constrained to the verdict schema when it can be) whether ``plan`` serves ``request``.

@@ -19,7 +19,7 @@ from langchain_core.tools import BaseTool
 
 from hugginggpt.agent import events as ev
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
-from hugginggpt.agent.plan import Plan, TaskInfo, describe_tools
+from hugginggpt.agent.plan import Plan, describe_tools
 from hugginggpt.agent.plan.planner import PlanResult, aplan_request
 from hugginggpt.agent.plan.prompt import planning_messages
 from hugginggpt.agent.response import Answer, astream_response, known_files, response_messages
@@ -27,6 +27,7 @@ from hugginggpt.agent.run import Agent, AgentRun, run_sync
 from hugginggpt.agent.scheduler import Scheduler
 from hugginggpt.agent.selection import ModelSelector
 from hugginggpt.llm.structured import ConstrainedCache, Structured
+from hugginggpt.tools.table import TaskSpec
 
 
 class GlobalPlanAgent(Agent):
@@ -56,7 +57,7 @@ class GlobalPlanAgent(Agent):
         self.workspace_root = Path(workspace_root) if workspace_root is not None else None
         self.structured = structured
         self.execute = execute
-        self._task_infos: dict[str, TaskInfo] | None = None
+        self._task_specs: dict[str, TaskSpec] | None = None
         self._constrained = ConstrainedCache(llm, structured)
 
     # ------------------------------------------------------------ configuration
@@ -78,12 +79,12 @@ class GlobalPlanAgent(Agent):
         return self._tools
 
     @property
-    def task_infos(self) -> dict[str, TaskInfo]:
-        if self._task_infos is None:
+    def task_specs(self) -> dict[str, TaskSpec]:
+        if self._task_specs is None:
             from hugginggpt.tools.table import task_table
 
-            self._task_infos = describe_tools(self.tools, task_table())
-        return self._task_infos
+            self._task_specs = describe_tools(self.tools, task_table())
+        return self._task_specs
 
     @property
     def constrained(self) -> ConstrainedCache:
@@ -97,16 +98,16 @@ class GlobalPlanAgent(Agent):
         (the embedded llama.cpp model's prompt cache: ``prefill``), so that the first request reads only
         its own words. The prompt tokens read; 0 when the controller keeps no prompt state."""
         prefill = getattr(self.llm, "prefill", None)
-        if not callable(prefill) or not self.task_infos:
+        if not callable(prefill) or not self.task_specs:
             return 0
-        return prefill(planning_messages("", self.task_infos, demonstrations=0))
+        return prefill(planning_messages("", self.task_specs, demonstrations=0))
 
     # ------------------------------------------------------------ planning only
 
     async def aplan(self, input: str, chat_history: list[Any] | None = None, *, files: list[str] | None = None,
                     config: RunnableConfig | None = None) -> PlanResult:
         """Stage 1 alone: the validated plan, its repairs, the raw LLM answers and token usage."""
-        return await aplan_request(self.llm, self.task_infos, input, chat_history=chat_history, files=files,
+        return await aplan_request(self.llm, self.task_specs, input, chat_history=chat_history, files=files,
                                    history_tokens=self.history_tokens, structured=self.structured, config=config,
                                    demonstrations=self.demonstrations,
                                    constrained=self.constrained)
@@ -118,7 +119,7 @@ class GlobalPlanAgent(Agent):
     # ------------------------------------------------------------ the steps (hugginggpt.agent.run drives them)
 
     async def _steps(self, run: AgentRun) -> AsyncIterator[dict[str, Any]]:
-        request, trace, tasks = run.request, run.trace, self.task_infos
+        request, trace, tasks = run.request, run.trace, self.task_specs
         started = time.perf_counter()
         planned = await aplan_request(self.llm, tasks, request.input, chat_history=request.chat_history,
                                       files=request.files, history_tokens=self.history_tokens,
@@ -174,7 +175,7 @@ class GlobalPlanAgent(Agent):
 
     async def _execute(self, plan: Plan, selections: dict[int, dict[str, Any]], run: AgentRun) -> dict[int, dict[str, Any]]:
         started = time.perf_counter()
-        scheduler = Scheduler(plan, {t.name: t for t in self.tools}, self.task_infos, selections=selections,
+        scheduler = Scheduler(plan, {t.name: t for t in self.tools}, self.task_specs, selections=selections,
                               workspace=run.workspace, max_concurrency=self.max_concurrency,
                               task_timeout=self.task_timeout, emit=run.emit)
         try:

@@ -20,11 +20,11 @@ from langchain_core.runnables.config import patch_config
 from langchain_core.tools import BaseTool
 
 from hugginggpt.agent import events as ev
-from hugginggpt.agent.plan import Plan, PlanTask, TaskInfo
+from hugginggpt.agent.plan import Plan, PlanTask
 from hugginggpt.errors import ResourceError, error_line
 from hugginggpt.tools.resources.refs import RESOURCE_REF
 from hugginggpt.tools.results import resource_value
-from hugginggpt.tools.table import MEDIA_KINDS
+from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
 
 Outcome = dict[str, Any]  # {"task", "status": "ok"|"failed"|"skipped", "result", "error"[, "error_type"]}
 Emit = Callable[..., Any]
@@ -83,7 +83,7 @@ def substitute(value: Any, kind: str | None, results: dict[int, dict[str, Any]],
 class Scheduler:
     """Runs one plan's tasks as soon as their inputs exist; collects one outcome per task."""
 
-    def __init__(self, plan: Plan, tools: dict[str, BaseTool], tasks: dict[str, TaskInfo], *,
+    def __init__(self, plan: Plan, tools: dict[str, BaseTool], tasks: dict[str, TaskSpec], *,
                  selections: dict[int, dict[str, Any]] | None = None, workspace: Any = None,
                  max_concurrency: int = 4, task_timeout: float = 300, emit: Emit | None = None):
         self.plan = plan
@@ -152,7 +152,7 @@ class Scheduler:
         info = self.tasks.get(step.task)
         args = {}
         for name, value in step.args.items():
-            arg = info.arg(name) if info else None
+            arg = info.find_arg(name) if info else None
             args[name] = substitute(value, arg.kind if arg else "text", self.results, step.task)
         return args
 

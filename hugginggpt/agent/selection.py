@@ -20,13 +20,14 @@ from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 
 from hugginggpt.agent.llm_call import acall_llm
-from hugginggpt.agent.plan import Plan, TaskInfo
+from hugginggpt.agent.plan import Plan
 from hugginggpt.agent.trace import Trace
 from hugginggpt.errors import HuggingGPTError, error_line
 from hugginggpt.llm.json_text import find_json
 from hugginggpt.llm.structured import ConstrainedCache, Structured
 from hugginggpt.llm.token_limits import bounded, selection_max_tokens, token_limit
 from hugginggpt.prompts import render_prompt
+from hugginggpt.tools.table import TaskSpec
 
 Selection = dict[str, Any]  # {"model": str, "reason": str}
 
@@ -111,7 +112,7 @@ class ModelSelector:
         reusable = constrained is not None and constrained.serves(llm, structured)
         self.constrained = constrained if reusable else ConstrainedCache(llm, structured)
 
-    def candidates(self, plan: Plan, tasks: dict[str, TaskInfo]) -> dict[int, list[Any]]:
+    def candidates(self, plan: Plan, tasks: dict[str, TaskSpec]) -> dict[int, list[Any]]:
         """Top-k candidates per table task of the plan (other tools get no selection)."""
         if self.catalog is None:
             return {}
@@ -143,7 +144,7 @@ class ModelSelector:
             return None
         return card
 
-    async def select(self, user_input: str, plan: Plan, tasks: dict[str, TaskInfo],
+    async def select(self, user_input: str, plan: Plan, tasks: dict[str, TaskSpec],
                      config: RunnableConfig) -> dict[int, Selection]:
         """``{task id: {"model", "reason"}}`` for each table task that has at least one candidate."""
         found = self.candidates(plan, tasks)

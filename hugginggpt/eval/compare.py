@@ -333,14 +333,14 @@ class Comparison:
         path = self.critic_path(name)
         done = set(load_predictions(path)) if path.is_file() else set()
         todo = [s for s in samples if s.id in predictions and s.id not in done]
-        infos = _task_infos(tasks)
+        specs = _task_specs(tasks)
         cache = ConstrainedCache(self.critic, "auto")
         bar = _progress_bar(len(todo), f"{name} (critic)", enabled=self.progress)
         try:
             with path.open("a", encoding="utf-8") as fh:
                 for sample in todo:
                     verdict = await ajudge_plan(self.critic, sample.request, judged_plan(predictions[sample.id]),
-                                                infos, constrained=cache)
+                                                specs, constrained=cache)
                     fh.write(json.dumps({"id": sample.id, **verdict.as_dict()}, ensure_ascii=False) + "\n")
                     fh.flush()
                     bar.update(1)
@@ -437,12 +437,11 @@ def judged_plan(row: Mapping[str, Any]) -> list[Any]:
             for i, node in enumerate((row.get("result") or {}).get("task_nodes") or []) if isinstance(node, Mapping)]
 
 
-def _task_infos(tasks: Sequence[str] | None) -> dict[str, Any]:
-    from hugginggpt.agent.plan import task_info_from_spec
+def _task_specs(tasks: Sequence[str] | None) -> dict[str, Any]:
     from hugginggpt.tools.table import task_table
 
     table = task_table()
-    return {name: task_info_from_spec(table[name]) for name in (tasks if tasks is not None else table)}
+    return {name: table[name] for name in (tasks if tasks is not None else table)}
 
 
 def _median(values: Sequence[float]) -> float | None:

@@ -68,7 +68,7 @@ class AgentPool:
 
 def warm(agent: Any) -> Any:
     """Build what an agent makes lazily (tools, task descriptions) once, so per-run copies share it."""
-    for attribute in ("tools", "task_infos"):
+    for attribute in ("tools", "task_specs"):
         try:
             getattr(agent, attribute, None)
         except Exception:  # noqa: BLE001 - the first run reports the same problem with context

@@ -11,7 +11,7 @@ JSON-schema-to-grammar converter supports (``type``, ``enum``, ``properties``, `
 from __future__ import annotations
 
 from functools import cache
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
@@ -205,17 +205,14 @@ def tool_arg_json_schema(kind: str, choices: Iterable[str] | None = None) -> dic
     return {"type": "string"}
 
 
-def tool_step_json_schema(task: str, args: Iterable[tuple[str, str, bool]],
-                          choices: Mapping[str, Iterable[str]] | None = None) -> dict[str, Any]:
-    """The JSON schema of one plan step running a tool outside the table: ``args`` as ``(name, kind,
-    required)``, ``choices`` the allowed values by argument name. A tool without arguments takes any."""
-    args = list(args)
-    choices = choices or {}
-    schema: dict[str, Any] = {"type": "object", "additionalProperties": not args}
-    if args:
-        schema["properties"] = {name: tool_arg_json_schema(kind, choices.get(name)) for name, kind, _ in args}
-        schema["required"] = [name for name, _, required in args if required]
-    return step_schema(task, schema)
+def tool_step_json_schema(spec: TaskSpec) -> dict[str, Any]:
+    """The JSON schema of one plan step running ``spec`` in a plan with tools outside the table (their
+    argument kinds guessed from their schemas, ``table.tool_spec``). A tool without arguments takes any."""
+    schema: dict[str, Any] = {"type": "object", "additionalProperties": not spec.args}
+    if spec.args:
+        schema["properties"] = {arg.name: tool_arg_json_schema(arg.kind, arg.choices) for arg in spec.args}
+        schema["required"] = [arg.name for arg in spec.required_args]
+    return step_schema(spec.name, schema)
 
 
 def plan_object_schema(array: dict[str, Any], max_items: int) -> dict[str, Any]:

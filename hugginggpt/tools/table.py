@@ -72,27 +72,31 @@ class ArgSpec(BaseModel):
     def is_media(self) -> bool:
         return self.kind in MEDIA_KINDS
 
+    @property
+    def value_kind(self) -> str:
+        """The kind of one value of this argument: its items' kind for a list (text when unsaid)."""
+        return (self.items or "text") if self.kind == "list" else self.kind
+
 
 class TaskSpec(BaseModel):
-    """One task (a Hub ``pipeline_tag``, unless ``hub_tag`` is False): what it does, its arguments, its outputs."""
+    """One task (a Hub ``pipeline_tag``, unless ``hub_tag`` is False): what it does, its arguments, its outputs.
+
+    A LangChain tool outside the table is a ``TaskSpec`` too (``tool_spec``, ``in_table`` False): its
+    arguments read from its JSON schema, its category and outputs unknown ("" and [])."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
-    category: str
+    category: str = ""
     description: str
     args: list[ArgSpec]
-    outputs: list[str]
+    outputs: list[str] = []
     #: False for tasks named as JARVIS names them (the ControlNet family): not a Hub ``pipeline_tag``,
     #: so nothing may look Hub models, providers or TaskBench tools up by this name.
     hub_tag: bool = True
-
-    @field_validator("category")
-    @classmethod
-    def _known_category(cls, value: str) -> str:
-        if value not in CATEGORIES:
-            raise ValueError(f"unknown category {value!r} (known: {', '.join(sorted(CATEGORIES))})")
-        return value
+    #: Whether this is a task of the table (models are selected for it from the catalog); False for a
+    #: tool outside it.
+    in_table: bool = True
 
     @field_validator("args")
     @classmethod
@@ -107,19 +111,29 @@ class TaskSpec(BaseModel):
     @field_validator("outputs")
     @classmethod
     def _known_outputs(cls, outputs: list[str]) -> list[str]:
-        if not outputs:
-            raise ValueError("a task needs at least one output kind")
         unknown = [kind for kind in outputs if kind not in OUTPUT_KINDS]
         if unknown:
             raise ValueError(f"unknown output kinds {unknown} (known: {', '.join(sorted(OUTPUT_KINDS))})")
         return outputs
 
+    @model_validator(mode="after")
+    def _check_table_task(self) -> "TaskSpec":
+        if self.in_table and self.category not in CATEGORIES:
+            raise ValueError(f"unknown category {self.category!r} (known: {', '.join(sorted(CATEGORIES))})")
+        if self.in_table and not self.outputs:
+            raise ValueError("a task needs at least one output kind")
+        return self
+
     def arg(self, name: str) -> ArgSpec:
         """The argument called ``name``; ``KeyError`` naming the task when there is none."""
-        for arg in self.args:
-            if arg.name == name:
-                return arg
-        raise KeyError(f"task {self.name!r} has no argument {name!r}")
+        arg = self.find_arg(name)
+        if arg is None:
+            raise KeyError(f"task {self.name!r} has no argument {name!r}")
+        return arg
+
+    def find_arg(self, name: str) -> ArgSpec | None:
+        """The argument called ``name``; None when there is none."""
+        return next((arg for arg in self.args if arg.name == name), None)
 
     @property
     def media_args(self) -> list[ArgSpec]:
@@ -129,6 +143,43 @@ class TaskSpec(BaseModel):
     @property
     def required_args(self) -> list[ArgSpec]:
         return [arg for arg in self.args if arg.required]
+
+    def produces(self, arg_kind: str) -> bool:
+        """Whether this task's output can fill an argument of ``arg_kind`` (False when outputs are unknown)."""
+        if arg_kind in MEDIA_KINDS:
+            return arg_kind in self.outputs
+        return bool({"text", "data"} & set(self.outputs))
+
+
+def tool_spec(tool: Any) -> TaskSpec:
+    """A LangChain tool outside the table as a task: its name, description and arguments from its JSON
+    schema (``args_schema``); its category and outputs unknown."""
+    schema = tool.args_schema
+    if schema is None:
+        schema = {}
+    elif not isinstance(schema, dict):
+        schema = schema.model_json_schema()
+    required = set(schema.get("required", []))
+    args = [_arg_from_schema(name, prop, name in required) for name, prop in schema.get("properties", {}).items()]
+    return TaskSpec(name=tool.name, description=(tool.description or "").strip(), args=args, in_table=False)
+
+
+def _arg_from_schema(name: str, prop: dict[str, Any], required: bool) -> ArgSpec:
+    """One argument of a tool outside the table. Its kind is guessed: the Hub's names decide media
+    (``image``, ``input_image``, ``audio_file``), then the JSON type; a text with an enum of strings is
+    a choice."""
+    kind = next((media for media in MEDIA_KINDS
+                 if name == media or name.endswith(f"_{media}") or name.startswith(f"{media}_")), None)
+    if kind is None:
+        json_type = prop.get("type")
+        kind = "number" if json_type in ("number", "integer") else "list" if json_type == "array" else "text"
+    choices = prop.get("enum")
+    if kind == "text" and isinstance(choices, list) and choices and all(isinstance(c, str) for c in choices):
+        kind = "choice"
+    else:
+        choices = None
+    return ArgSpec(name=name, kind=kind, required=required, description=str(prop.get("description") or ""),
+                   choices=choices)
 
 
 def parse_table(data: Any, source: str = "task table") -> tuple[dict[str, TaskSpec], dict[str, str]]:

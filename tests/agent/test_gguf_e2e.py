@@ -89,7 +89,7 @@ def test_small_gguf_plans_runs_and_answers_with_a_complete_trace(smollm2, local_
             except PlanError:
                 continue  # cut before anything whole
             written, _ = without_unfinished_task(call["output"], read if isinstance(read, dict) else {"tasks": read})
-        jsonschema.validate(written, plan_schema(agent.task_infos))
+        jsonschema.validate(written, plan_schema(agent.task_specs))
     assert all(step["task"] in TASKS for step in plan)
     assert set(output["results"]) == {step["id"] for step in plan}, "every planned task ran or was reported"
     for outcome in output["results"].values():

@@ -208,7 +208,7 @@ async def test_defaults_plan_against_the_whole_task_table():
 
     plan = [{"task": "image-classification", "id": 0, "dep": [-1], "args": {"image": "dog.jpg"}}]
     agent = GlobalPlanAgent(script(plan))
-    assert set(agent.task_infos) == set(task_table())
+    assert set(agent.task_specs) == set(task_table())
     assert agent.catalog.candidates("image-classification", k=3)  # the shipped catalog
     result = await agent.aplan("What is in dog.jpg?")
     assert result.plan.as_list() == [{"task": "image-classification", "id": 0, "dep": [], "args": {"image": "dog.jpg"}}]
@@ -241,7 +241,7 @@ def test_warm_up_has_a_controller_that_keeps_prompt_states_read_the_planning_pro
     assert agent.warm_up() == 2345
     (messages,) = llm.read
     # the static part every request's planning prompt starts with, and an empty request after it
-    asked = planning_messages("What is in cat.png?", agent.task_infos, demonstrations=agent.demonstrations)
+    asked = planning_messages("What is in cat.png?", agent.task_specs, demonstrations=agent.demonstrations)
     assert messages[0] == asked[0] and messages[1:] == [HumanMessage("")]
     assert make_agent(script(), tools, tmp_path).warm_up() == 0  # a controller that keeps no prompt state
 

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hugginggpt.agent.plan import task_info_from_spec, validate_plan
+from hugginggpt.agent.plan import validate_plan
 from hugginggpt.agent.plan.check import problems
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.parse import read_plan
@@ -28,7 +28,7 @@ from tests.shared import shared_path
 
 DATA = Path(__file__).resolve().parents[2] / "benchmarks" / "data"
 TABLE = task_table()
-ALL_TASKS = {name: task_info_from_spec(spec) for name, spec in TABLE.items()}
+ALL_TASKS = dict(TABLE)
 
 
 def _core(plan: list[dict]) -> list[dict]:
@@ -45,7 +45,7 @@ def taskbench():
         pytest.skip(f"TaskBench sample not found at {root}")
     dataset = load_taskbench(root)
     mapping = TaskBenchMapping(dataset.tools)
-    known = {n: task_info_from_spec(TABLE[n]) for n in mapping.domain_tasks()}
+    known = {n: TABLE[n] for n in mapping.domain_tasks()}
     clean = {}
     for sample in dataset.samples:
         if not all(mapping.to_task(str(node.get("task", ""))) for node in sample.nodes):
@@ -149,7 +149,7 @@ def runnable_plans(draw):
             elif kind == "text":
                 options = _TEXTS + [f"<resource>-{p}" for p in producers]
             elif arg.kind == "choice":
-                options = list(info.choices[arg.name])
+                options = list(arg.choices)
             elif kind == "number":
                 args[arg.name] = draw(st.integers(1, 5))
                 continue

@@ -2,19 +2,30 @@
 
 import pytest
 
-from hugginggpt.agent.plan import ArgInfo, Plan, TaskInfo, canonical_refs
+from hugginggpt.agent.plan import Plan, canonical_refs
 from hugginggpt.agent.plan.passes import validate_plan
 from hugginggpt.errors import PlanError
+from hugginggpt.tools.table import ArgSpec, TaskSpec
+
+
+def arg(name, kind, required=False, **fields):
+    return ArgSpec(name=name, kind=kind, required=required, description="", **fields)
+
+
+def tool(name, description, *args):
+    """A task outside the table: its outputs unknown."""
+    return TaskSpec(name=name, description=description, args=list(args), in_table=False)
+
 
 TASKS = {
-    "image-to-text": TaskInfo("image-to-text", "Caption an image.", (ArgInfo("image", "image", True),)),
-    "text-to-speech": TaskInfo("text-to-speech", "Speak a text.", (ArgInfo("text", "text", True),)),
-    "image-segmentation": TaskInfo(
-        "image-segmentation", "Segment.", (ArgInfo("image", "image", True), ArgInfo("subtask", "choice")),
-        choices={"subtask": ("semantic", "instance")},
+    "image-to-text": tool("image-to-text", "Caption an image.", arg("image", "image", True)),
+    "text-to-speech": tool("text-to-speech", "Speak a text.", arg("text", "text", True)),
+    "image-segmentation": tool(
+        "image-segmentation", "Segment.", arg("image", "image", True),
+        arg("subtask", "choice", choices=["semantic", "instance"]),
     ),
-    "sentence-similarity": TaskInfo(
-        "sentence-similarity", "Compare.", (ArgInfo("source_sentence", "text", True), ArgInfo("sentences", "list", True)),
+    "sentence-similarity": tool(
+        "sentence-similarity", "Compare.", arg("source_sentence", "text", True), arg("sentences", "list", True),
     ),
 }
 

@@ -7,7 +7,6 @@ repair is recorded with its reason.
 
 import pytest
 
-from hugginggpt.agent.plan import task_info_from_spec
 from hugginggpt.agent.plan.passes import validate_plan
 from hugginggpt.agent.plan.context import request_files
 from hugginggpt.tools import task_table
@@ -15,7 +14,7 @@ from hugginggpt.tools import task_table
 
 @pytest.fixture(scope="module")
 def known():
-    return {name: task_info_from_spec(spec) for name, spec in task_table().items()}
+    return dict(task_table())
 
 
 def reasons(repairs):
@@ -167,13 +166,14 @@ def test_an_image_argument_reading_a_label_reads_the_request_s_one_image(known):
 
 
 def test_a_wrong_kind_read_with_nothing_to_read_instead_is_left_for_execution(known):
-    from hugginggpt.agent.plan import ArgInfo, TaskInfo
+    from hugginggpt.tools.table import ArgSpec, TaskSpec
 
     raw = [step("text-to-speech", 0, text="hello"), step("text-to-speech", 1, text="<resource>-0")]
     plan, repairs = validate_plan(raw, known, "Say hello, then say it again")
     assert plan.by_id[1].args["text"] == "<resource>-0" and "makes no" not in reasons(repairs)
     # a tool whose outputs are not declared may make anything: its readers are trusted
-    echo = TaskInfo(name="echo", description="Shout a text back.", args=(ArgInfo("text", required=True),))
+    echo = TaskSpec(name="echo", description="Shout a text back.", in_table=False,
+                    args=[ArgSpec(name="text", kind="text", required=True, description="")])
     raw = [step("text-to-image", 0, text="a cat"), step("echo", 1, text="hi"), step("image-to-text", 2, image="<resource>-1")]
     plan, repairs = validate_plan(raw, {**known, "echo": echo}, "Draw a cat, echo hi and caption what the echo gives")
     assert plan.by_id[2].args["image"] == "<resource>-1" and "makes no" not in reasons(repairs)

@@ -242,32 +242,34 @@ def test_schema_of_table_tasks_comes_from_the_table():
 
 
 def test_every_demonstration_is_a_clean_plan_for_the_task_table():
-    from hugginggpt.agent.plan import task_info_from_spec
     from hugginggpt.agent.plan.passes import validate_plan
     from hugginggpt.prompts import load_demonstrations
 
-    table = {name: task_info_from_spec(spec) for name, spec in task_table().items()}
+    table = dict(task_table())
     demos = load_demonstrations()
     assert {d["kind"] for d in demos} >= {"single", "chain", "dag", "none"}
     for demo in demos:
         assert validate_plan(demo["plan"], table)[1] == [], demo["input"]
 
 
-def test_a_table_tasks_info_is_a_view_of_its_spec():
-    """The planner's ``TaskInfo`` of a table task is made from its ``TaskSpec`` alone and keeps it: the
-    arguments, their kinds and choices, and the outputs are the table's."""
+def test_a_table_task_is_its_spec_and_another_tool_a_spec_from_its_schema():
+    """The planner's task of the table is the table's own ``TaskSpec`` (arguments, their kinds and
+    choices, outputs); a tool outside the table is a ``TaskSpec`` read from its argument schema."""
+    from typing import Literal
+
     from langchain_core.tools import StructuredTool
 
-    from hugginggpt.agent.plan import TaskInfo
-
     table = task_table()
-    infos = describe_tools([StructuredTool.from_function(lambda image: {}, name="image-segmentation", description="x"),
-                            StructuredTool.from_function(lambda text: {}, name="shout", description="y")], table)
+
+    def shout(text: str, times: int = 1, input_image: str = "", tone: Literal["loud", "calm"] = "loud") -> dict:
+        return {}
+
+    specs = describe_tools([StructuredTool.from_function(lambda image: {}, name="image-segmentation", description="x"),
+                            StructuredTool.from_function(shout, name="shout", description="y")], table)
     spec = table["image-segmentation"]
-    info = infos["image-segmentation"]
-    assert info.spec is spec and info.in_table and info == TaskInfo.of(spec)
-    assert [(a.name, a.kind, a.required, a.items) for a in info.args] == [
-        (a.name, a.kind, a.required, a.items) for a in spec.args]
-    assert info.outputs == tuple(spec.outputs) and info.description == spec.description
-    assert info.choices == {a.name: tuple(a.choices) for a in spec.args if a.choices}
-    assert infos["shout"].spec is None and not infos["shout"].in_table
+    assert specs["image-segmentation"] is spec and spec.in_table
+    shout_spec = specs["shout"]
+    assert not shout_spec.in_table and shout_spec.outputs == [] and shout_spec.description == "y"
+    assert [(a.name, a.kind, a.required, a.choices) for a in shout_spec.args] == [
+        ("text", "text", True, None), ("times", "number", False, None), ("input_image", "image", False, None),
+        ("tone", "choice", False, ["loud", "calm"])]

@@ -36,7 +36,7 @@ def test_domain_tools_are_what_every_agent_is_offered(dataset, tmp_path):  # noq
     assert comparison.tools == "domain"  # TaskBench's protocol is the default
     assert seen["global"] == ["image-classification", "text-to-image", "text-to-speech", "object-detection"]
     agent = build_agent("global", None, "plan", tmp_path / "a", seen["global"])
-    assert sorted(agent.task_infos) == sorted(seen["global"])  # the planner's task list: the domain's only
+    assert sorted(agent.task_specs) == sorted(seen["global"])  # the planner's task list: the domain's only
     assert len(build_agent("react", None, "plan", tmp_path / "b").tools) > 20  # --tools all: the whole table
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     assert summary["tools"] == "domain"
@@ -94,11 +94,10 @@ def test_critic_answers_are_read_leniently_or_give_no_verdict(answer, choice):
 
 
 def test_critic_prompt_is_static_first_then_request_and_plan():
-    from hugginggpt.agent.plan import task_info_from_spec
     from hugginggpt.tools import task_table
 
     table = task_table()
-    tasks = {n: task_info_from_spec(table[n]) for n in ("translation", "text-to-speech")}
+    tasks = {n: table[n] for n in ("translation", "text-to-speech")}
     first = critic_messages("Say hi", PLAN_B, tasks)
     second = critic_messages("Translate hi", [], tasks)
     assert first[0].content == second[0].content and "- translation(" in first[0].content

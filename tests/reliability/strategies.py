@@ -14,8 +14,7 @@ from typing import Any
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from hugginggpt.agent.plan import TaskInfo, task_info_from_spec
-from hugginggpt.tools.table import task_table
+from hugginggpt.tools.table import TaskSpec, task_table
 
 _QUIET = dict(deadline=None, database=None, derandomize=False,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -23,7 +22,7 @@ _QUIET = dict(deadline=None, database=None, derandomize=False,
 FAST = settings(max_examples=200, **_QUIET)
 SLOW = settings(max_examples=10_000, **_QUIET)
 
-KNOWN: dict[str, TaskInfo] = {name: task_info_from_spec(spec) for name, spec in task_table().items()}
+KNOWN: dict[str, TaskSpec] = dict(task_table())
 TASK_NAMES = sorted(KNOWN)
 
 #: Strings a hostile request or a confused model puts into arguments.

@@ -13,11 +13,12 @@ import time
 
 import pytest
 
-from hugginggpt.agent.plan import TaskInfo, ArgInfo, canonical_refs
+from hugginggpt.agent.plan import canonical_refs
 from hugginggpt.agent.plan.passes import validate_plan
 from hugginggpt.agent.plan.context import media_kind_of, request_files
 from hugginggpt.agent.response import unknown_paths
 from hugginggpt.tools.resources.refs import RESOURCE_REF, contains_resource_ref
+from hugginggpt.tools.table import ArgSpec, TaskSpec
 
 CPU_BOUND_S = 1.0
 N = 100_000
@@ -66,10 +67,16 @@ def test_the_request_file_scan_runs_in_linear_time(text: str):
     assert cpu_seconds(media_kind_of, text) < CPU_BOUND_S
 
 
+def _task(name, description, arg, kind, outputs=()):
+    """A task outside the table with one required argument ``arg`` of ``kind``."""
+    return TaskSpec(name=name, description=description, outputs=list(outputs), in_table=False,
+                    args=[ArgSpec(name=arg, kind=kind, required=True, description="")])
+
+
 TASKS = {
-    "image-to-text": TaskInfo("image-to-text", "caption", (ArgInfo("image", "image", True),), outputs=("text",)),
-    "summarization": TaskInfo("summarization", "summarize", (ArgInfo("text", "text", True),), outputs=("text",)),
-    "echo": TaskInfo("echo", "a tool whose output kinds are unknown", (ArgInfo("text", "text", True),)),
+    "image-to-text": _task("image-to-text", "caption", "image", "image", outputs=("text",)),
+    "summarization": _task("summarization", "summarize", "text", "text", outputs=("text",)),
+    "echo": _task("echo", "a tool whose output kinds are unknown", "text", "text"),
 }
 
 

@@ -10,25 +10,21 @@ from hugginggpt.agent.plan.model import (
     CANONICAL_REF,
     MAX_TASKS,
     RESOURCE_REF,
-    ArgInfo,
     Plan,
     PlanTask,
     Repair,
-    TaskInfo,
     canonical_refs,
     describe_tools,
     media_read,
     refs_in,
     replace_refs,
-    task_info_from_spec,
-    task_info_from_tool,
     whole_ref,
 )
 from hugginggpt.agent.plan.passes import PASSES, PlanPass, run_passes, validate_plan
 from hugginggpt.agent.plan.planner import Planner, PlanResult, aplan_request
 
 __all__ = [
-    "CANONICAL_REF", "MAX_TASKS", "PASSES", "RESOURCE_REF", "ArgInfo", "Plan", "PlanPass", "PlanResult", "PlanTask",
-    "Planner", "Repair", "TaskInfo", "aplan_request", "canonical_refs", "describe_tools", "media_read", "refs_in",
-    "replace_refs", "run_passes", "task_info_from_spec", "task_info_from_tool", "validate_plan", "whole_ref",
+    "CANONICAL_REF", "MAX_TASKS", "PASSES", "RESOURCE_REF", "Plan", "PlanPass", "PlanResult", "PlanTask", "Planner",
+    "Repair", "aplan_request", "canonical_refs", "describe_tools", "media_read", "refs_in", "replace_refs",
+    "run_passes", "validate_plan", "whole_ref",
 ]

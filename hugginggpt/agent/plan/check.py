@@ -31,17 +31,17 @@ def problems(plan: Plan, ctx: PlanContext) -> list[str]:
             continue
         if info.args:
             for name in task.args:
-                if info.arg(name) is None:
+                if info.find_arg(name) is None:
                     found.append(f"task {task.id}: {task.task} takes no argument {name!r}")
             for arg in info.args:
                 value = task.args.get(arg.name)
                 if arg.required and value in (None, "", []):
                     found.append(f"task {task.id}: required argument {arg.name!r} missing")
-                choices = info.choices.get(arg.name)
+                choices = arg.choices
                 if choices and isinstance(value, str) and value not in choices and not CANONICAL_REF.search(value):
                     found.append(f"task {task.id}: {arg.name}={value!r} is not one of {list(choices)}")
         for name, value in task.args.items():
-            arg = info.arg(name)
+            arg = info.find_arg(name)
             kind = arg.value_kind if arg is not None else "text"
             for item in value if isinstance(value, list) else [value]:
                 if isinstance(item, str):

@@ -9,9 +9,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from hugginggpt.agent.plan.model import MAX_TASKS, TaskInfo
+from hugginggpt.agent.plan.model import MAX_TASKS
 from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES, file_kind
-from hugginggpt.tools.table import MEDIA_KINDS
+from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
 
 _MEDIA_EXTENSIONS = {kind: sorted(s.lstrip(".") for s in suffixes) for kind, suffixes in MEDIA_SUFFIXES.items()}
 # A match starts only where a run of path characters starts (the lookbehind), so a long word is
@@ -43,7 +43,7 @@ class PlanContext:
     with the user's files listed after it; None when unknown), the media files it names by kind
     (``files``), the most tasks a plan keeps (``max_tasks``), and the tasks rejected so far."""
 
-    known: Mapping[str, TaskInfo]
+    known: Mapping[str, TaskSpec]
     request: str | None = None
     max_tasks: int | None = MAX_TASKS
     files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
@@ -51,7 +51,7 @@ class PlanContext:
     """Ids of the tasks earlier passes took out (``passes.run_passes`` keeps it)."""
 
     @classmethod
-    def of(cls, known: Mapping[str, TaskInfo], request: str | None = None,
+    def of(cls, known: Mapping[str, TaskSpec], request: str | None = None,
            max_tasks: int | None = MAX_TASKS) -> "PlanContext":
         files = {kind: tuple(names) for kind, names in request_files(request or "").items()}
         return cls(known=known, request=request, max_tasks=max_tasks, files=files)

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from hugginggpt.agent.plan.model import MAX_TASKS, Plan, PlanTask, Repair, TaskInfo, replace_refs
+from hugginggpt.agent.plan.model import MAX_TASKS, Plan, PlanTask, Repair, replace_refs
 from hugginggpt.errors import PlanError
 from hugginggpt.llm.json_text import find_json
 from hugginggpt.tools.resources.refs import canonical_refs
@@ -30,23 +30,22 @@ from hugginggpt.tools.schemas import (
     plan_steps_schema,
     tool_step_json_schema,
 )
+from hugginggpt.tools.table import TaskSpec
 
 
-def plan_schema(tasks: dict[str, TaskInfo]) -> dict[str, Any]:
+def plan_schema(tasks: dict[str, TaskSpec]) -> dict[str, Any]:
     """JSON schema of ``{"tasks": [...]}``: task names as an enum, each task with its own arguments, at
     most ``MAX_TASKS`` steps. Made in ``tools/schemas.py``, the one home of the plan's schema: from the
     table's specs when every task is a table task, else from each tool's argument names and kinds."""
-    specs = [info.spec for info in tasks.values()]
-    if all(spec is not None for spec in specs):
+    specs = list(tasks.values())
+    if all(spec.in_table for spec in specs):
         return plan_object_schema(plan_json_schema(specs), MAX_TASKS)
-    steps = [tool_step_json_schema(info.name, [(a.name, a.kind, a.required) for a in info.args], info.choices)
-             for info in tasks.values()]
-    return plan_object_schema(plan_steps_schema(steps), MAX_TASKS)
+    return plan_object_schema(plan_steps_schema([tool_step_json_schema(spec) for spec in specs]), MAX_TASKS)
 
 
-def plan_schema_key(tasks: dict[str, TaskInfo]) -> Hashable:
+def plan_schema_key(tasks: dict[str, TaskSpec]) -> Hashable:
     """What ``plan_schema(tasks)`` depends on, cheaper to compute than the schema itself."""
-    return ("plan", tuple((t.name, t.in_table, t.args, tuple(t.choices.items())) for t in tasks.values()))
+    return ("plan", tuple(spec.model_dump_json() for spec in tasks.values()))
 
 
 def written_plan(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -23,11 +23,12 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from hugginggpt.agent.plan.context import PlanContext
-from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair, TaskInfo
+from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
 from hugginggpt.agent.plan.parse import read_plan
 from hugginggpt.agent.plan.preference import without_repeated_analyses
 from hugginggpt.agent.plan.references import kind_true_references, readable_references
 from hugginggpt.agent.plan.validity import known_arguments, known_task_names, rebuilt_dep, runnable_graph
+from hugginggpt.tools.table import TaskSpec
 
 PassFunction = Callable[[Plan, PlanContext], tuple[Plan, list[Repair]]]
 
@@ -80,7 +81,7 @@ def run_passes(plan: Plan, ctx: PlanContext, *, without: Collection[str] = ()) -
     return plan, repairs
 
 
-def validate_plan(raw: Any, known: Mapping[str, TaskInfo], request: str | None = None,
+def validate_plan(raw: Any, known: Mapping[str, TaskSpec], request: str | None = None,
                   max_tasks: int | None = MAX_TASKS, *, without: Collection[str] = ()) -> tuple[Plan, list[Repair]]:
     """Read a parsed plan (``raw``: the answer's JSON) and run the passes on it with ``request`` (the
     user's text as the planner read it; None when unknown: file checks are then skipped).

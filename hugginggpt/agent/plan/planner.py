@@ -20,7 +20,7 @@ from langchain_core.runnables.config import ensure_config
 from hugginggpt.agent.llm_call import acall_llm
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
-from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair, TaskInfo
+from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
 from hugginggpt.agent.plan.parse import parse_plan_text, plan_schema, plan_schema_key, without_unfinished_task
 from hugginggpt.agent.plan.passes import is_rejection, validate_plan
 from hugginggpt.agent.plan.prompt import planning_messages, user_text
@@ -30,6 +30,7 @@ from hugginggpt.llm.content import content_text, cut_off, finish_reason
 from hugginggpt.llm.structured import ConstrainedCache, Structured
 from hugginggpt.llm.token_limits import bounded, token_limit
 from hugginggpt.prompts import render_prompt
+from hugginggpt.tools.table import TaskSpec
 
 
 @dataclass
@@ -64,7 +65,7 @@ def _rejections(repairs: list[Repair]) -> list[str]:
 class Planner:
     """Runs stage 1 for one request; a small object so the re-ask shares state with the first ask."""
 
-    def __init__(self, llm: BaseChatModel, tasks: dict[str, TaskInfo], *, structured: Structured = "auto",
+    def __init__(self, llm: BaseChatModel, tasks: dict[str, TaskSpec], *, structured: Structured = "auto",
                  trace: Trace | None = None, request: str | None = None, constrained: ConstrainedCache | None = None,
                  files: list[str] | None = None):
         self.llm = llm
@@ -139,7 +140,7 @@ class Planner:
 
 async def aplan_request(
     llm: BaseChatModel,
-    tasks: dict[str, TaskInfo],
+    tasks: dict[str, TaskSpec],
     user_input: str,
     *,
     chat_history: list[Any] | None = None,

@@ -11,13 +11,13 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K, select_demonstrations
-from hugginggpt.agent.plan.model import TaskInfo
 from hugginggpt.agent.plan.parse import written_plan
 from hugginggpt.agent.request import AgentRequest, trim_history
 from hugginggpt.prompts import render_prompt
+from hugginggpt.tools.table import TaskSpec
 
 
-def format_task_list(tasks: dict[str, TaskInfo]) -> str:
+def format_task_list(tasks: dict[str, TaskSpec]) -> str:
     """One line per task: ``name(arg*, arg) -> outputs: description`` (short, for small context windows).
 
     The output kinds tell the planner which task can feed which (an image-producing task feeds an
@@ -34,14 +34,14 @@ def format_task_list(tasks: dict[str, TaskInfo]) -> str:
     return "\n".join(lines)
 
 
-def demonstrations_for(user_input: str, tasks: dict[str, TaskInfo], k: int = DEFAULT_K) -> list[dict[str, Any]]:
+def demonstrations_for(user_input: str, tasks: dict[str, TaskSpec], k: int = DEFAULT_K) -> list[dict[str, Any]]:
     """The ``k`` usable demonstrations most similar to the request (BM25 over our pool)."""
     return select_demonstrations(user_input, tasks, k)
 
 
 def planning_messages(
     user_input: str,
-    tasks: dict[str, TaskInfo],
+    tasks: dict[str, TaskSpec],
     *,
     chat_history: list[Any] | None = None,
     files: list[str] | None = None,

@@ -53,7 +53,7 @@ class _ArgumentWalk:
             info = self.ctx.known[task.task]
             args: dict[str, Any] = {}
             for name, value in task.args.items():
-                arg = info.arg(name)
+                arg = info.find_arg(name)
                 kind = arg.value_kind if arg is not None else "text"
                 if kinds is not None and kind not in kinds:
                     args[name] = value

@@ -68,7 +68,7 @@ def known_arguments(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
                 del args[name]
                 repairs.append({"task_id": task.id, "reason": f"argument {name!r} dropped: {task.task!r} takes {names}"})
         for arg in info.args:
-            choices = info.choices.get(arg.name)
+            choices = arg.choices
             value = args.get(arg.name)
             if choices and isinstance(value, str) and value not in choices and not CANONICAL_REF.search(value):
                 del args[arg.name]
