@@ -47,10 +47,6 @@ class Verdict:
     raw: str = ""
     seconds: float = 0.0
 
-    @property
-    def passed(self) -> bool:
-        return self.choice == "yes"
-
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 

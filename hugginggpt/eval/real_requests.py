@@ -17,9 +17,7 @@ Scores, per request then summed over a set (micro):
 
 from __future__ import annotations
 
-import hashlib
 import json
-import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from hugginggpt.errors import DatasetError
+from hugginggpt.eval.splits import in_split, stratified_split
 from hugginggpt.tools.resources.refs import ref_ids
 
 SALT = "hugginggpt-real-requests-split-v1:"
@@ -69,23 +68,12 @@ def load_real_requests(path: str | Path) -> list[RealRequest]:
 
 def split_ids(requests: Iterable[RealRequest], test_fraction: float = TEST_FRACTION) -> dict[str, list[str]]:
     """``{"dev": [...], "test": [...]}`` by the rule of the module docstring."""
-    out: dict[str, list[str]] = {"dev": [], "test": []}
-    requests = list(requests)
-    for group in ("en", "other"):
-        ids = sorted((r.id for r in requests if r.group == group),
-                     key=lambda i: hashlib.sha256((SALT + i).encode("utf-8")).hexdigest())
-        cut = math.ceil(test_fraction * len(ids))
-        out["test"].extend(ids[:cut])
-        out["dev"].extend(ids[cut:])
-    return out
+    return stratified_split(requests, lambda r: r.group, ("en", "other"), salt=SALT, test_fraction=test_fraction)
 
 
 def select_split(requests: Sequence[RealRequest], split: str | None) -> list[RealRequest]:
     """The requests of ``split`` (dev | test) in file order; all for None / "all"."""
-    if split in (None, "all"):
-        return list(requests)
-    wanted = set(split_ids(requests)[split])
-    return [r for r in requests if r.id in wanted]
+    return in_split(requests, split, split_ids)
 
 
 def _tasks(plan: Sequence[Mapping[str, Any]]) -> Counter:

@@ -11,11 +11,9 @@ demonstrations and rules are tuned on ``dev`` only; ``test`` is for the reported
 from __future__ import annotations
 
 import hashlib
-import json
 import math
-from collections.abc import Iterable, Sequence
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 from hugginggpt.errors import HuggingGPTError
 from hugginggpt.eval.taskbench import GRAPH_TYPES, TaskBenchSample
@@ -23,35 +21,51 @@ from hugginggpt.eval.taskbench import GRAPH_TYPES, TaskBenchSample
 SALT = "hugginggpt-taskbench-split-v1:"
 TEST_FRACTION = 0.3
 SPLITS = ("dev", "test")
+Item = TypeVar("Item")
 
 
-def split_key(sample_id: str) -> str:
-    """The hash that orders samples within their graph type."""
-    return hashlib.sha256((SALT + str(sample_id)).encode("utf-8")).hexdigest()
+def split_key(sample_id: str, salt: str = SALT) -> str:
+    """The hash that orders samples within their graph type (within their stratum, for another ``salt``)."""
+    return hashlib.sha256((salt + str(sample_id)).encode("utf-8")).hexdigest()
 
 
-def split_ids(samples: Iterable[TaskBenchSample], test_fraction: float = TEST_FRACTION) -> dict[str, list[str]]:
-    """``{"dev": [...], "test": [...]}``: sample ids, stratified by graph type (see the module doc)."""
+def stratified_split(items: Iterable[Any], stratum: Callable[[Any], str], strata: Sequence[str], *, salt: str,
+                     test_fraction: float) -> dict[str, list[str]]:
+    """``{"dev": [...], "test": [...]}``: the ids of ``items`` (each with an ``id``). Within each stratum
+    (``stratum(item)``, in the order of ``strata``) ids are ordered by ``sha256(salt + id)`` and the first
+    ``ceil(test_fraction * n)`` are the test part, the rest the development part."""
     if not 0 < test_fraction < 1:
         raise HuggingGPTError(f"test_fraction must be between 0 and 1, got {test_fraction}")
     out: dict[str, list[str]] = {"dev": [], "test": []}
-    samples = list(samples)
-    for graph_type in GRAPH_TYPES:
-        ids = sorted((s.id for s in samples if s.type == graph_type), key=split_key)
+    items = list(items)
+    for group in strata:
+        ids = sorted((item.id for item in items if stratum(item) == group), key=lambda i: split_key(i, salt))
         cut = math.ceil(test_fraction * len(ids))
         out["test"].extend(ids[:cut])
         out["dev"].extend(ids[cut:])
     return out
 
 
-def select_split(samples: Sequence[TaskBenchSample], split: str | None) -> list[TaskBenchSample]:
-    """The samples of ``split`` (dev | test), in their dataset order; all of them for None / "all"."""
+def split_ids(samples: Iterable[TaskBenchSample], test_fraction: float = TEST_FRACTION) -> dict[str, list[str]]:
+    """``{"dev": [...], "test": [...]}``: sample ids, stratified by graph type (see the module doc)."""
+    return stratified_split(samples, lambda s: s.type, GRAPH_TYPES, salt=SALT, test_fraction=test_fraction)
+
+
+def in_split(items: Sequence[Item], split: str | None,
+             ids: Callable[[Sequence[Item]], dict[str, list[str]]]) -> list[Item]:
+    """The items of ``split`` (dev | test) by the split ``ids(items)`` makes, in their order; all of them
+    for None / "all"."""
     if split in (None, "all"):
-        return list(samples)
+        return list(items)
     if split not in SPLITS:
         raise HuggingGPTError(f"--split: unknown split {split!r} (choose dev, test or all)")
-    wanted = set(split_ids(samples)[split])
-    return [s for s in samples if s.id in wanted]
+    wanted = set(ids(items)[split])
+    return [item for item in items if item.id in wanted]
+
+
+def select_split(samples: Sequence[TaskBenchSample], split: str | None) -> list[TaskBenchSample]:
+    """The samples of ``split`` (dev | test), in their dataset order; all of them for None / "all"."""
+    return in_split(samples, split, split_ids)
 
 
 def split_document(samples: Sequence[TaskBenchSample], source: str) -> dict[str, Any]:
@@ -68,9 +82,3 @@ def split_document(samples: Sequence[TaskBenchSample], source: str) -> dict[str,
         "test": ids["test"],
     }
 
-
-def write_split(samples: Sequence[TaskBenchSample], path: str | Path, source: str) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(split_document(samples, source), indent=1) + "\n", encoding="utf-8")
-    return path

@@ -318,10 +318,6 @@ class PromptStateCache:
             future.result()
         self._pending = []
 
-    def clear_ram(self) -> None:
-        with self._lock:
-            self._ram.clear()
-
 
 def _total_size(paths) -> int:
     total = 0

@@ -13,10 +13,6 @@ from hugginggpt.paths import expand_home
 #: the CLI reads these settings without loading the tools).
 MiB = 1 << 20
 
-#: The variable of the API key (``config.TABLE`` holds it with every other).
-API_KEY_ENV = config.var("api_key")
-
-
 @dataclass(frozen=True)
 class ServerSettings:
     """Limits and policies of one server process: what the server adds to the package's settings

@@ -16,9 +16,6 @@ from hugginggpt.tools.executors.local_tasks.common import (
 )
 from hugginggpt.tools.executors.local_tasks.pipelines import pipeline_handler
 
-DESCRIBE_PROMPT = "Describe this image in one sentence."
-
-
 @dataclass
 class Captioner:
     """An image-to-text model (ViT-GPT2, BLIP, GIT...): image processor in, generated caption out."""
