@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,13 +57,8 @@ async def acall_llm(stage: str, call: Awaitable[Any], prompt: Any, *, trace: Tra
     model fails.
     """
     started = time.perf_counter()
-    try:
+    with _failing_as_llm_error(stage, prompt, started, trace, max_tokens):
         answer = await call
-    except Exception as error:
-        failure = _failed(stage, prompt, error, started, trace, max_tokens)
-        if failure is error:
-            raise
-        raise failure from error
     message, parsed = answer, None
     if isinstance(answer, dict) and "raw" in answer:
         message, parsed = answer.get("raw"), answer.get("parsed")
@@ -76,31 +72,30 @@ async def astream_llm(stage: str, chunks: AsyncIterator[Any], prompt: Any, *, tr
     failing as ``acall_llm`` records and fails. A model that cannot stream gives one chunk."""
     started = time.perf_counter()
     message = None
-    try:
+    with _failing_as_llm_error(stage, prompt, started, trace, max_tokens):
         async for chunk in chunks:
             message = chunk if message is None else message + chunk
             text = content_text(chunk)
             if text:
                 yield text
-    except Exception as error:
-        failure = _failed(stage, prompt, error, started, trace, max_tokens)
-        if failure is error:
-            raise
-        raise failure from error
     yield _replied(stage, prompt, message, None, started, trace, max_tokens)
 
 
-def _failed(stage: str, prompt: Any, error: Exception, started: float, trace: Trace | None,
-            max_tokens: int | None) -> Exception:
+@contextmanager
+def _failing_as_llm_error(stage: str, prompt: Any, started: float, trace: Trace | None,
+                          max_tokens: int | None) -> Iterator[None]:
     """What a failed call raises: our own errors and LangGraph's control flow as they are, any other
     failure as ``LLMError`` (recorded in the trace with its error line)."""
-    if isinstance(error, HuggingGPTError) or bubbles_up(error):
-        return error
-    line = error_line(error)
-    if trace is not None:
-        trace.add_llm_call(stage, prompt, "", seconds=round(time.perf_counter() - started, 6), max_tokens=max_tokens,
-                           error=line)
-    return LLMError(f"{stage}: the LLM call failed: {line}")
+    try:
+        yield
+    except Exception as error:
+        if isinstance(error, HuggingGPTError) or bubbles_up(error):
+            raise
+        line = error_line(error)
+        if trace is not None:
+            trace.add_llm_call(stage, prompt, "", seconds=round(time.perf_counter() - started, 6),
+                               max_tokens=max_tokens, error=line)
+        raise LLMError(f"{stage}: the LLM call failed: {line}") from error
 
 
 def _replied(stage: str, prompt: Any, message: Any, parsed: Any, started: float, trace: Trace | None,

@@ -47,6 +47,22 @@ class _ArgumentWalk:
                 return earlier
         return None
 
+    def reread(self, task: PlanTask, position: int, kind: str, value: str, refs: list[int], said: str,
+               verbs: tuple[str, str]) -> str:
+        """``value`` with its references to ``refs`` reading the nearest earlier task making ``kind``
+        instead, else (a whole reference, of a media kind) the request's one file of that kind; as it is
+        when there is neither. The repair's reason opens with ``said``, then ``verbs`` (to a task, to a
+        file) and the new source."""
+        source = self.producer(position, kind)
+        if source is not None:
+            self.note(task, f"{said} {verbs[0]} task {source.id} ({source.task}), the nearest earlier {kind} producer")
+            return replace_refs(value, {n: source.id for n in refs})
+        file = self.ctx.one_file(kind) if kind in MEDIA_KINDS else None
+        if whole_ref(value) is not None and file is not None:
+            self.note(task, f"{said} {verbs[1]} the request's {kind} {file!r}")
+            return file
+        return value
+
     def run(self, fix: Fix, kinds: tuple[str, ...] | None = None) -> tuple[Plan, list[Repair]]:
         tasks: list[PlanTask] = []
         for position, task in enumerate(self.plan.tasks):
@@ -80,16 +96,9 @@ def readable_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair
             if not broken:
                 return value
             what = ", ".join("its own output" if n == task.id else f"missing task {n}" for n in broken)
-            source = walk.producer(position, kind)
-            if source is not None:
-                walk.note(task, f"argument {name!r}: {what} pointed to task {source.id} ({source.task}), the nearest "
-                                f"earlier {kind} producer")
-                return replace_refs(value, {n: source.id for n in broken})
-            file = ctx.one_file(kind) if kind in MEDIA_KINDS else None
-            if whole_ref(value) is not None and file is not None:
-                walk.note(task, f"argument {name!r}: {what} replaced by the request's {kind} {file!r}")
-                return file
-            return value  # left for runnable_graph to reject, with its reason
+            # what no source replaces is left for runnable_graph to reject, with its reason
+            return walk.reread(task, position, kind, value, broken, f"argument {name!r}: {what}",
+                               ("pointed to", "replaced by"))
         if ctx.request is None:
             return value
         if kind in MEDIA_KINDS:
@@ -132,16 +141,8 @@ def kind_true_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repai
         if not wrong:
             return value
         made = ", ".join(f"task {n} ({by_id[n].task})" for n in wrong)
-        source = walk.producer(position, kind)
-        if source is not None:
-            walk.note(task, f"argument {name!r} read {made}, which makes no {kind}: now reads task {source.id} "
-                            f"({source.task}), the nearest earlier {kind} producer")
-            return replace_refs(value, {n: source.id for n in wrong})
-        file = ctx.one_file(kind) if kind in MEDIA_KINDS else None
-        if whole_ref(value) is not None and file is not None:
-            walk.note(task, f"argument {name!r} read {made}, which makes no {kind}: now the request's {kind} {file!r}")
-            return file
-        return value
+        return walk.reread(task, position, kind, value, wrong, f"argument {name!r} read {made}, which makes no {kind}:",
+                           ("now reads", "now"))
 
     return walk.run(fix, kinds=("text", *MEDIA_KINDS))
 

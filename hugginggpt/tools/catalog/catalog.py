@@ -8,9 +8,7 @@ cache or folders the user registers, are marked so the hybrid executor can prefe
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 import threading
 from dataclasses import asdict, dataclass, field, replace
 from importlib import resources
@@ -209,20 +207,13 @@ class ModelCatalog:
 
     def save(self, path: str | Path) -> Path:
         """Write the catalog as JSON (the shipped file's format), atomically."""
-        path = Path(path)
+        from hugginggpt.tools.resources.atomic import atomic_write  # not at import: the resources load PIL
+
         with self._lock:
             data = {"version": 1, "tasks": {task: [_card_dict(c) for c in self.candidates(task, k=len(cards))]
                                             for task, cards in sorted(self._cards.items()) if cards}}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".catalog-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(data, fh, indent=1, ensure_ascii=False)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return path
+        text = json.dumps(data, indent=1, ensure_ascii=False)
+        return atomic_write(path, lambda fh: fh.write(text.encode("utf-8")))
 
     @classmethod
     def load(cls, path: str | Path, *, scan_hf_cache: bool = False) -> "ModelCatalog":
