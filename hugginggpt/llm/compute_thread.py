@@ -2,9 +2,8 @@
 
 llama.cpp's CPU backend is built with OpenMP here: each thread that decodes gets its own OpenMP team,
 and the teams of other threads stay alive after them. LangChain runs a synchronous model in a pool
-of worker threads (``ainvoke``, the server's runs), so decoding hopped between threads, and once two
-threads had decoded, every token took 85-150 ms instead of 60-70 ms (Qwen2.5-Coder-1.5B on two cores,
-measured with ``benchmarks/compute_thread.py``). Loading, decoding and scoring are therefore handed
+of worker threads (``ainvoke``, the server's runs), so decoding would hop between threads and slow
+down once several had decoded (docs/PERFORMANCE.md). Loading, decoding and scoring are therefore handed
 to one long-lived thread; callers wait for it (``run``) or pull a generator through it (``iterate``).
 Calls made on that thread itself run in place, so nested calls cannot deadlock.
 """

@@ -151,7 +151,7 @@ PLAN_STEP_KEYS = ("step", "task", "id", "args")
 before the task is named. Validation ignores it.
 
 No ``dep``: a step's dependencies are the ``<resource>-N`` references in its arguments, and
-validation rebuilds ``dep`` from them (``agent/plan_repair.py``).
+validation rebuilds ``dep`` from them (``agent/plan/passes.py``).
 
 Why: docs/results/design-notes.md.
 """

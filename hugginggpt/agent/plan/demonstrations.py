@@ -27,11 +27,8 @@ from typing import Any
 from hugginggpt.prompts import load_demonstrations
 
 DEFAULT_K = 0
-"""How many demonstrations are chosen per request, after the fixed ones.
-
-None by default: since plans open each step with its ``step`` words, the fixed demonstrations alone
-planned development requests as well as with one chosen example (better edges), and the request is
-then the only new prompt text to read (docs/results/dev-ab/README.md, session 8). Callers that want
+"""How many demonstrations are chosen per request, after the fixed ones: none by default, so the
+request is the only new prompt text to read (why: docs/results/dev-ab/README.md). Callers that want
 examples like the request pass ``demonstrations=K`` to the agent."""
 
 _WORD = re.compile(r"[a-z0-9]+")

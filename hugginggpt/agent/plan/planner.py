@@ -156,7 +156,7 @@ async def aplan_request(
 
     ``constrained``: the agent's cache of constrained LLMs, so the plan schema's is built once.
     ``demonstrations``: how many few-shot examples are chosen for this request, after the pool's
-    fixed ones that every request sees (``agent/demonstrations.py``).
+    fixed ones that every request sees (``agent/plan/demonstrations.py``).
     """
     usage = UsageCounter()
     config = ensure_config(config)

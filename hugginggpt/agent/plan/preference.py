@@ -1,5 +1,5 @@
 """Preference passes: changes to a plan that can run. Each keeps every correct plan unchanged, in any
-language (the gold-fidelity test, ``tests/agent/plan/test_gold_fidelity.py``, holds them to it), so
+language (the gold-fidelity test, ``tests/agent/test_gold_fidelity.py``, holds them to it), so
 each reads only the plan and the task table, never the request's words.
 """
 

@@ -1,6 +1,6 @@
 """The planning prompt: HuggingGPT's specification of the plan format and the available tasks, one
 per line (static: the same for every request, so llama.cpp reuses its prefix state), then few-shot
-demonstrations chosen for this request (``agent/demonstrations.py``), the trimmed chat history, and
+demonstrations chosen for this request (``agent/plan/demonstrations.py``), the trimmed chat history, and
 the request."""
 
 from __future__ import annotations
