@@ -12,21 +12,14 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from hugginggpt.server.errors import ApiError
-from hugginggpt.server.routes_runs import chat_request, outcome_or_error, registry, start_chat, wait_or_cancel
+from hugginggpt.server.routes_runs import outcome_or_error, read_chat, start_chat, wait_or_cancel
 from hugginggpt.server.runs import Run
-from hugginggpt.server.sse import read_json
 
 router = APIRouter()
 
 
 async def _run(request: Request, *, plan_only: bool = False) -> Run:
-    runs = registry(request)
-    body = await read_json(request, 4 * runs.settings.max_message_chars + 65536)
-    chat = chat_request(body, runs.settings)
-    agent = body.get("agent")
-    if agent is not None and not isinstance(agent, str):
-        raise ApiError(400, "'agent' must be a string (an agent: see GET /v1/models)")
+    runs, _, chat, agent = await read_chat(request, "agent")
     run = await start_chat(runs, chat, agent, plan_only=plan_only)
     await wait_or_cancel(request, run)
     outcome_or_error(run)

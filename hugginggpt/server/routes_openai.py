@@ -20,9 +20,9 @@ from fastapi.responses import StreamingResponse
 
 from hugginggpt.agent.events import FINAL, RESPONSE_DELTA
 from hugginggpt.server.errors import ApiError, error_body
-from hugginggpt.server.routes_runs import chat_request, outcome_or_error, registry, start_chat, wait_or_cancel
+from hugginggpt.server.routes_runs import outcome_or_error, read_chat, registry, start_chat, wait_or_cancel
 from hugginggpt.server.runs import FINISHED, Run
-from hugginggpt.server.sse import HEARTBEAT_S, KEEP_ALIVE, SSE_HEADERS, read_json, sse
+from hugginggpt.server.sse import HEARTBEAT_S, KEEP_ALIVE, SSE_HEADERS, sse
 from hugginggpt.server.stages import run_files
 
 router = APIRouter(prefix="/v1")
@@ -56,12 +56,7 @@ def _extension(run: Run) -> dict[str, Any]:
 
 @router.post("/chat/completions")
 async def chat_completions(request: Request) -> Any:
-    runs = registry(request)
-    body = await read_json(request, 4 * runs.settings.max_message_chars + 65536)
-    chat = chat_request(body, runs.settings)
-    model = body.get("model")
-    if model is not None and not isinstance(model, str):
-        raise ApiError(400, "'model' must be a string (an agent: see GET /v1/models)")
+    runs, body, chat, model = await read_chat(request, "model")
     stream = body.get("stream", False)
     if not isinstance(stream, bool):
         raise ApiError(400, "'stream' must be true or false")

@@ -107,6 +107,24 @@ def chat_request(body: Any, settings: ServerSettings) -> ChatRequest:
                           max_file_bytes=settings.max_upload_bytes)
 
 
+async def read_body(request: Request, runs: RunRegistry) -> Any:
+    """The JSON body of a request that starts a run: at most 4 bytes per character of the longest
+    message, and 64 KiB for the rest."""
+    return await read_json(request, 4 * runs.settings.max_message_chars + 65536)
+
+
+async def read_chat(request: Request, agent_key: str) -> tuple[RunRegistry, Any, ChatRequest, str | None]:
+    """A chat body (JARVIS's and OpenAI's): the registry, the body, its chat request, and the agent that
+    the body's ``agent_key`` names (None: the default one)."""
+    runs = registry(request)
+    body = await read_body(request, runs)
+    chat = chat_request(body, runs.settings)
+    agent = body.get(agent_key)
+    if agent is not None and not isinstance(agent, str):
+        raise ApiError(400, f"'{agent_key}' must be a string (an agent: see GET /v1/models)")
+    return runs, body, chat, agent
+
+
 async def start_chat(runs: RunRegistry, chat: ChatRequest, agent: str | None, *, plan_only: bool = False) -> Run:
     """A run for a chat request (JARVIS and OpenAI bodies): files sent inside the messages are stored
     in the run's folder and given to the agent."""
@@ -132,7 +150,7 @@ async def create_run(request: Request) -> dict[str, Any]:
         raise ApiError(415, "send JSON {\"input\": ...} or a multipart/form-data form (fields and files)",
                        code="unsupported_media_type")
     else:
-        body = await read_json(request, 4 * runs.settings.max_message_chars + 65536)
+        body = await read_body(request, runs)
         if not isinstance(body, dict):
             raise ApiError(400, "the body must be a JSON object {\"input\": ...}")
         check_fields(body)
