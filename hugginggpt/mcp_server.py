@@ -8,6 +8,9 @@ from a Python signature).
 - A task tool's arguments are validated by the tool itself (an unknown, missing or ill-typed argument
   is a tool error naming it). Input files must lie in a folder the user allowed (``--allow DIR``) or
   in this server's own run folder (so one tool's output can feed the next); anything else is refused.
+  Relative paths, in ``--allow`` and in a call, mean what they mean in a shell started in the server's
+  working directory (a call's may also be relative to an allowed folder); ``..`` and symlinks are
+  followed before the check, so neither leads out of the allowed folders.
 - A result comes back as a short text, the result envelope as ``structuredContent``, and each
   produced image or audio file as MCP image/audio content plus a text naming its path.
 - Every failure is a tool error (``isError``) with the library's one-line reason.
@@ -45,8 +48,9 @@ MAX_INLINE_BYTES = 8 << 20
 #: cannot read audio content yet, e.g. langchain-mcp-adapters 0.3), or the path alone.
 AUDIO_MODES = ("audio", "resource", "path")
 #: What a media argument takes over MCP (the planner's ``<resource>-N`` has no meaning here).
-MEDIA_ARG_HINT = ("A path to a local file in a folder the server allows (--allow DIR; relative paths are "
-                  "looked up there), a path this server returned earlier, or an http(s) URL.")
+MEDIA_ARG_HINT = ("A path to a local file in a folder the server allows (--allow DIR; a relative path is taken "
+                  "from the server's working directory, else from an allowed folder), a path this server "
+                  "returned earlier, or an http(s) URL.")
 
 AGENT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -77,11 +81,14 @@ def configured_llm(settings: Settings) -> str | None:
     return settings.llm_spec() if os.environ.get("OPENAI_API_KEY") else None
 
 
-def check_allowed(folders: Sequence[str | os.PathLike]) -> list[Path]:
-    """The ``--allow`` entries as resolved paths; a missing one is one ``ConfigError`` line."""
+def check_allowed(folders: Sequence[str | os.PathLike], base: str | os.PathLike | None = None) -> list[Path]:
+    """The ``--allow`` entries as resolved paths (``..`` and symlinks followed), a relative one taken
+    from ``base`` (default: the current directory) as a shell would; a missing one is one
+    ``ConfigError`` line."""
+    folder = Path(os.path.abspath(base if base is not None else os.curdir))
     resolved = []
     for raw in folders:
-        path = expand_home(raw)
+        path = folder / expand_home(raw)  # an absolute entry stays itself
         if not path.exists():
             raise ConfigError(f"--allow {raw}: no such file or folder")
         resolved.append(path.resolve())
@@ -113,18 +120,20 @@ class HuggingGPTMCP:
 
     ``tools``/``catalog``: made by ``build`` from ``settings`` when not given. ``llm``: a ready
     controller (tests, embedding applications); else ``build.make_llm`` on the agent tool's first call.
+    ``base``: the server's working directory, where relative paths start (default: the current one).
     """
 
     def __init__(self, settings: Settings, *, allow: Sequence[str | os.PathLike] = (), llm: Any = None,
                  tools: list[Any] | None = None, catalog: Any = None, root: str | os.PathLike | None = None,
-                 audio_as: str = "audio"):
+                 audio_as: str = "audio", base: str | os.PathLike | None = None):
         from hugginggpt.tools.resources import Workspace
 
         if audio_as not in AUDIO_MODES:
             raise ConfigError(f"--audio-as must be one of {', '.join(AUDIO_MODES)}, got {audio_as!r}")
         self.settings = settings
         self.audio_as = audio_as
-        self.allowed = check_allowed(allow)
+        self.base = Path(os.path.abspath(base if base is not None else os.curdir))
+        self.allowed = check_allowed(allow, self.base)
         self.root = expand_home(root).resolve() if root is not None else runs_folder(settings)
         if catalog is None and tools is None:
             catalog = build.make_catalog(settings)
@@ -133,8 +142,9 @@ class HuggingGPTMCP:
         if AGENT_TOOL in self.tools:
             raise ConfigError(f"a task tool is called {AGENT_TOOL!r}, the agent tool's name")
         # One workspace for every task call: outputs in root/outputs, reads confined to the allowed
-        # folders and the root (where earlier outputs and the agent's runs are).
-        self.workspace = Workspace(self.root, inputs=self.allowed)
+        # folders and the root (where earlier outputs and the agent's runs are); a relative path in a
+        # call is looked for in the root, the working directory, then each allowed folder.
+        self.workspace = Workspace(self.root, inputs=self.allowed, base=self.base)
         self._llm = llm
         self._agent: Any = None
         self._agent_lock = asyncio.Lock()

@@ -240,6 +240,14 @@ def _text_to_image(inputs: Any, params: dict) -> bytes:
     return buffer.getvalue()
 
 
+def _image_to_text(inputs: Any, params: dict) -> list:
+    """'a WxH red picture': the image's size and dominant colour (grey when no channel stands out)."""
+    image = Image.open(io.BytesIO(_media_bytes(inputs))).convert("RGB")
+    spread = np.ptp(np.asarray(image).reshape(-1, 3).mean(axis=0))
+    color = "grey" if spread < 16 else _dominant_color(image)
+    return [{"generated_text": f"a {image.width}x{image.height} {color} picture"}]
+
+
 def _image_to_image(inputs: Any, params: dict) -> bytes:
     """The input image's size, filled with the colour the prompt names (grey when it names none)."""
     size = Image.open(io.BytesIO(_media_bytes(inputs))).size
@@ -290,6 +298,7 @@ ANSWERS = {
     "automatic-speech-recognition": _speech_recognition,
     "text-to-image": _text_to_image,
     "image-to-image": _image_to_image,
+    "image-to-text": _image_to_text,
     "text-to-speech": _text_to_speech,
     "feature-extraction": _feature_extraction,
 }

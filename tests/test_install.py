@@ -6,20 +6,17 @@ extras' packages made unimportable, against a local OpenAI-compatible stand-in s
 from __future__ import annotations
 
 import ast
-import json
 import re
 import subprocess
 import sys
-import threading
-import time
 import tomllib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from hugginggpt.errors import LLMError
 from hugginggpt.llm import load_llm
+from tests.openai_server import OpenAIServer
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
@@ -95,43 +92,6 @@ def test_the_embedded_controller_without_llama_cpp_names_the_gguf_extra(monkeypa
 # ------------------------------------------------------- a hosted controller with no compiled extra
 
 
-class StandIn(BaseHTTPRequestHandler):
-    """An OpenAI-compatible server: the plan call (JSON schema) gets no tasks, the answer call a text."""
-
-    requests: list[dict] = []
-
-    def log_message(self, *args):
-        pass
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-        StandIn.requests.append(body)
-        planning = body.get("response_format", {}).get("type") == "json_schema"
-        content = json.dumps({"tasks": []}) if planning else "Hello from the stand-in."
-        head = {"id": "c1", "created": int(time.time()), "model": body["model"]}
-        if body.get("stream"):  # the answer is streamed: server-sent chunks, a word at a time
-            words = content.split(" ")
-            chunks = [{**head, "object": "chat.completion.chunk",
-                       "choices": [{"index": 0, "finish_reason": None,
-                                    "delta": {"role": "assistant", "content": word + (" " if i < len(words) - 1 else "")}}]}
-                      for i, word in enumerate(words)]
-            chunks.append({**head, "object": "chat.completion.chunk",
-                           "choices": [{"index": 0, "finish_reason": "stop", "delta": {}}]})
-            answer = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks).encode() + b"data: [DONE]\n\n"
-            kind = "text/event-stream"
-        else:
-            answer = json.dumps({**head, "object": "chat.completion",
-                                 "choices": [{"index": 0, "finish_reason": "stop",
-                                              "message": {"role": "assistant", "content": content}}],
-                                 "usage": {"prompt_tokens": 5, "completion_tokens": 5, "total_tokens": 10}}).encode()
-            kind = "application/json"
-        self.send_response(200)
-        self.send_header("content-type", kind)
-        self.send_header("content-length", str(len(answer)))
-        self.end_headers()
-        self.wfile.write(answer)
-
-
 #: The packages of the extras a hosted controller does not need: the compiled one and the local ones.
 NOT_INSTALLED = ["llama_cpp", "langchain_huggingface", "transformers", "torch", "diffusers", "soundfile",
                  "fastapi", "uvicorn", "matplotlib", "pandas", "controlnet_aux", "cv2", "scipy"]
@@ -146,23 +106,16 @@ runpy.run_module("hugginggpt", run_name="__main__")
 
 
 def test_run_with_a_hosted_controller_needs_neither_llama_cpp_nor_local_models(tmp_path):
-    StandIn.requests = []
     (tmp_path / "config.toml").write_text("")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    try:
-        argv = ["run", "Say hello", "--llm", "openai:stand-in", "--base-url", url, "-q"]
+    with OpenAIServer() as server:
+        argv = ["run", "Say hello", "--llm", "openai:stand-in", "--base-url", server.url, "-q"]
         done = subprocess.run([sys.executable, "-c", RUN_WITHOUT.format(blocked=NOT_INSTALLED, argv=argv)],
                               cwd=ROOT, capture_output=True, text=True, timeout=300,
                               env={**_env(), "HUGGINGGPT_HOME": str(tmp_path / "runs"),
                                    "HUGGINGGPT_CONFIG": str(tmp_path / "config.toml")})
-    finally:
-        server.shutdown()
-        server.server_close()
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "Hello from the stand-in.\n"
-    assert [r["model"] for r in StandIn.requests] == ["stand-in", "stand-in"]  # the plan, then the answer
+    assert done.stdout == "Answer: nothing to do\n"  # the stand-in's answer when no task ran
+    assert [r["model"] for r in server.requests] == ["stand-in", "stand-in"]  # the plan, then the answer
     # and without the openai extra, the same command says which extra to install
     done = subprocess.run([sys.executable, "-c", RUN_WITHOUT.format(blocked=[*NOT_INSTALLED, "langchain_openai"],
                                                                    argv=argv)],

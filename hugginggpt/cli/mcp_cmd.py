@@ -19,8 +19,9 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("mcp", help="serve the task tools and the agent over MCP",
                                    description=__doc__.split("\n\n")[0], **help_options("mcp"))
     parser.add_argument("--allow", action="append", default=[], metavar="DIR",
-                        help="a folder (or file) whose files the tools may read (repeatable; default: none, "
-                             "only http(s) URLs and this server's own outputs)")
+                        help="a folder (or file) whose files the tools may read, a relative one from the current "
+                             "directory, as are relative paths in calls (repeatable; default: none, only http(s) "
+                             "URLs and this server's own outputs)")
     parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     parser.add_argument("--host", default="127.0.0.1", help="with --http: address to listen on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="with --http: port (default 8000)")

@@ -180,11 +180,11 @@ def spawned_server(name: str, command: list[str], probe: str, ready: Callable[[h
 
 class LiveServer:
     """uvicorn serving ``app`` in a thread of this process, as ``hugginggpt serve`` does (its protocol and
-    header deadline); ``url`` is its base URL."""
+    header deadline); ``url`` is its base URL. ``port``: a given one (default: a free one)."""
 
-    def __init__(self, app: Any):
+    def __init__(self, app: Any, port: int | None = None):
         self.app = app
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         settings = getattr(app.state, "settings", None)
         config = uvicorn_config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on",

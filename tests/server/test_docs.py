@@ -68,7 +68,7 @@ def test_host_and_cross_site_checks_cover_the_docs(make_server):
 
 
 @pytest.mark.browser
-def test_docs_page_renders_the_api_in_a_browser_after_asking_for_the_key(browser, make_server):  # noqa: F811
+def test_docs_page_renders_the_api_in_a_browser_after_asking_for_the_key(browser, make_server):  # noqa: F811 (the fixture)
     """In Chromium, offline: no request leaves the server, no policy violation, and each route shows."""
     server = make_server(api_key="s3cret")
     page = browser.new_page()

@@ -66,6 +66,8 @@ class Workspace:
     Relative ``inputs`` are taken against ``base`` (default: the current directory when the workspace
     is made), as a shell would; that directory is also where relative paths in task arguments are
     looked for (after the run folder), so ``examples/cat.jpg`` names the input allowed by that name.
+    A ``base`` given explicitly is such a directory even when every input is absolute (a server's
+    working directory: a client's relative path means what it means in a shell started there).
 
     URL downloads connect to public addresses only, unless ``allow_private_urls`` is true (``None``
     reads ``HUGGINGGPT_ALLOW_PRIVATE_URLS``). ``address_policy`` replaces that choice with any
@@ -89,6 +91,8 @@ class Workspace:
         self._lock = threading.Lock()
         self._inputs: list[Path] = []
         self._bases: list[Path] = []  # the caller's directories: where its relative spellings start
+        if base is not None and (folder := caller_directory(base)) is not None:
+            self._bases.append(folder)
         for path in inputs:
             self.allow(path, base=base)
 
@@ -221,17 +225,20 @@ class Workspace:
         escaped = None
         probing = not given.is_absolute() and ".." not in given.parts
         for candidate in candidates:
-            if probing and not self.is_allowed(os.path.normpath(candidate)):
-                # A plain relative name that lands outside every allowed place (next to an allowed
-                # *file*): whether something exists there is none of the caller's business, so it
-                # gets "file not found" like a missing file (no existence oracle).
-                continue
+            # A plain relative name that lands outside every allowed place (next to an allowed *file*,
+            # or in the caller's directory) and does not lead into one: whether something exists there
+            # is none of the caller's business, so it gets "file not found" like a missing file (no
+            # existence oracle). Spelled with "..", or through a symlink inside an allowed place, it escapes.
+            quiet = probing and not self.is_allowed(os.path.normpath(candidate))
             try:
                 resolved = candidate.resolve()  # lexical + existing symlinks; no existence needed
             except (OSError, RuntimeError):  # symlink loop, unreadable folder
+                if quiet:
+                    continue
                 raise ResourceError(None, f"cannot resolve path: {text}") from None
             if not self.is_allowed(resolved):
-                escaped = escaped or resolved
+                if not quiet:
+                    escaped = escaped or resolved
                 continue
             try:
                 mode = os.stat(resolved).st_mode
