@@ -4,6 +4,10 @@ Built on ``langchain.agents.create_agent``; one middleware (``RunGuard``) stops 
 the run's limits and passes every tool call through the tool-call step the ReAct agent uses too
 (``ToolLoopAgent.call_tool``: limits, plan recording, repeats, errors as observations, clipping).
 Parallel calls of one model turn run concurrently (LangGraph's async tool node gathers them).
+Every model turn must call a tool (``create_agent``'s ``ToolStrategy`` binds the tools with
+``tool_choice="any"``): a task tool for the next step, or ``final_answer`` to end the run with the
+answer, as smolagents' ToolCallingAgent does. A turn that answers in plain text anyway (a model or
+provider that does not honour the choice) still ends the run with that text.
 The system prompt is ``prompts/function_calling.md``.
 """
 
@@ -19,7 +23,9 @@ from langchain.agents.middleware import (
     ModelResponse,
     hook_config,
 )
+from langchain.agents.structured_output import ToolStrategy
 from langchain_core.messages import AIMessage, HumanMessage
+from pydantic import BaseModel, Field
 
 from hugginggpt.agent.llm_call import acall_llm
 from hugginggpt.agent.observations import stopped_message
@@ -29,6 +35,12 @@ from hugginggpt.agent.tool_trace import ToolTrace
 from hugginggpt.llm.content import content_text
 from hugginggpt.llm.token_limits import token_limit
 from hugginggpt.prompts import load_prompt
+
+
+class final_answer(BaseModel):  # noqa: N801 - the tool's name as the model sees it
+    """Give the user the final answer, once every step of the request has run."""
+
+    answer: str = Field(description="the answer, in the language of the request, naming every file the tools produced")
 
 
 class RunGuard(AgentMiddleware):
@@ -76,9 +88,11 @@ class FunctionCallingAgent(ToolLoopAgent):
 
     async def _loop(self, run: AgentRun, calls: ToolTrace) -> str:
         graph = create_agent(self.turn_llm, self.tools, system_prompt=load_prompt("function_calling"),
-                             middleware=[RunGuard(self, run, calls)], name=self.agent_name)
+                             middleware=[RunGuard(self, run, calls)], name=self.agent_name,
+                             response_format=ToolStrategy(final_answer, tool_message_content="answered"))
         messages = [*run.request.chat_history, HumanMessage(run.request.user_text())]
         # Last resort only: the guard stops the run long before (model + tools node per step).
         recursion_limit = 2 * (self.limits.max_llm_calls + self.limits.max_steps) + 10
         state = await graph.ainvoke({"messages": messages}, {**run.config, "recursion_limit": recursion_limit})
-        return content_text(state["messages"][-1])
+        answer = state.get("structured_response")
+        return answer.answer if isinstance(answer, final_answer) else content_text(state["messages"][-1])

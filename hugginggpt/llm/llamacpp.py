@@ -251,6 +251,37 @@ def described_schema(messages: list[dict[str, Any]], schema: dict[str, Any]) -> 
     return [{"role": "system", "content": hint}, *messages]
 
 
+_GRAMMAR_MAX_LENGTH = 256
+"""Longer ``maxLength`` bounds are left to the tool: llama.cpp's grammar spells a bound out character by
+character, so a bound of 200,000 would make a grammar too large to build."""
+
+
+def grammar_schema(schema: Any) -> Any:
+    """``schema`` without the string bounds a grammar cannot spell out (see ``_GRAMMAR_MAX_LENGTH``)."""
+    if isinstance(schema, list):
+        return [grammar_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {key: grammar_schema(value) for key, value in schema.items()
+            if not (key == "maxLength" and isinstance(value, int) and value > _GRAMMAR_MAX_LENGTH)}
+
+
+def call_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
+    """The JSON schema of one call of any of ``tools``: what the answer must be when a call is required."""
+    variants = [
+        {
+            "type": "object",
+            "properties": {
+                "name": {"const": tool["function"]["name"]},
+                "arguments": grammar_schema(tool["function"].get("parameters") or {"type": "object"}),
+            },
+            "required": ["name", "arguments"],
+        }
+        for tool in tools
+    ]
+    return variants[0] if len(variants) == 1 else {"anyOf": variants}
+
+
 def template_renders_tools(llama: Any) -> bool:
     """Whether the model's own (GGUF-embedded) chat template shows tools and tool calls to it.
 
@@ -443,11 +474,13 @@ class LlamaCppChatModel(BaseChatModel):
         choice = params.pop("tool_choice", None)
         renders_tools = template_renders_tools(llama)
         if isinstance(choice, dict) and tools:
-            params.update(tools=tools, tool_choice=choice)
+            params.update(tools=grammar_schema(tools), tool_choice=choice)
             return (openai if renders_tools else messages_as_text_protocol(openai, [])), None
         if choice == "none":
             tools = []
         names = {tool["function"]["name"] for tool in tools} or None
+        if choice in ("any", "required") and tools:
+            params["response_format"] = {"type": "json_object", "schema": call_schema(tools)}
         if not renders_tools:
             return messages_as_text_protocol(openai, tools), names
         if tools:

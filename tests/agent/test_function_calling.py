@@ -28,9 +28,11 @@ class ScriptedToolModel(ReplayModel):
     """Replays scripted AI messages (with tool calls) and remembers the tools it was bound to."""
 
     bound_tools: list[Any] = Field(default_factory=list)
+    tool_choice: Any = None
 
     def bind_tools(self, tools, **kwargs):
         self.bound_tools = list(tools)
+        self.tool_choice = kwargs.get("tool_choice")
         return self
 
 
@@ -125,8 +127,11 @@ def test_multi_step_request_records_calls_plan_and_trace(image, toolbox, tmp_pat
     assert wav.is_relative_to(trace_path.parent)
     assert trace_path.parent.parent == tmp_path / "runs"
 
-    # the model got the tools through bind_tools and each observation as a ToolMessage
-    assert [t.name for t in model.bound_tools] == ["image-to-text", "text-to-speech", "nap", "text-classification"]
+    # the model got the tools through bind_tools (a call required in every turn, final_answer to end)
+    # and each observation as a ToolMessage
+    assert [t.name for t in model.bound_tools] == ["image-to-text", "text-to-speech", "nap", "text-classification",
+                                                   "final_answer"]
+    assert model.tool_choice == "any"
     assert len(model.received) == 3
     first_obs = tool_messages(model.received[1])
     assert json.loads(first_obs[0].content) == {"text": "a red square picture of a cat"}
@@ -140,6 +145,25 @@ def test_multi_step_request_records_calls_plan_and_trace(image, toolbox, tmp_pat
     names = [e["event"] for e in trace["events"]]
     assert names == ["llm_step", "task_start", "task_end", "llm_step", "task_start", "task_end", "llm_step", "response"]
     assert trace["stopped"] is None
+
+
+def test_the_run_ends_with_the_final_answer_call(image, toolbox, tmp_path):
+    """The model ends by calling final_answer: its answer is the output, no task runs for it, and
+    it is not a step of the plan."""
+    responses = [
+        AIMessage("", tool_calls=[call("image-to-text", "c1", image=str(image))]),
+        AIMessage("", tool_calls=[call("final_answer", "c2", answer="It is a red square picture of a cat.")]),
+    ]
+    agent, model = make_agent(responses, toolbox, tmp_path)
+
+    out = agent.invoke({"input": "Describe this image", "files": [str(image)]})
+
+    assert out["output"] == "It is a red square picture of a cat."
+    assert [n["task"] for n in out["plan"]] == ["image-to-text"]
+    assert [name for name, _, _ in toolbox.spans] == ["image-to-text"]
+    assert len(model.received) == 2
+    trace = json.loads(Path(out["trace"]).read_text())
+    assert trace["usage"]["llm_calls"] == 2 and trace["usage"]["steps"] == 1
 
 
 def test_parallel_calls_of_one_turn_run_concurrently(toolbox, tmp_path):
@@ -315,7 +339,7 @@ def test_with_the_project_tools_and_resource_references(image, tmp_path):
     assert sf.info(audio).frames == 800 * len("a 8x8 red picture")
     assert out["results"][2]["status"] == "failed" and "text" in out["results"][2]["error"]
     schema_names = [t.name for t in model.bound_tools]
-    assert schema_names == ["image-to-text", "text-to-speech"]
+    assert schema_names == ["image-to-text", "text-to-speech", "final_answer"]
 
 
 def test_parallel_calls_are_numbered_in_the_models_order(toolbox, tmp_path):

@@ -13,6 +13,8 @@ from pydantic import BaseModel, Field
 from hugginggpt.llm import load_llm
 from hugginggpt.llm.llamacpp import (
     LlamaCppChatModel,
+    call_schema,
+    grammar_schema,
     template_renders_tools,
 )
 from hugginggpt.llm.tool_calls import parse_tool_calls
@@ -112,6 +114,35 @@ def word_count(text: str) -> int:
 def qwen():
     path = gguf_or_skip("qwen2.5-coder-0.5b")
     return LlamaCppChatModel(model_path=path, n_ctx=2048, n_threads=2, max_tokens=64)
+
+
+def test_grammar_schema_drops_only_the_bounds_a_grammar_cannot_spell_out():
+    schema = {"type": "object", "properties": {
+        "text": {"type": "string", "maxLength": 200_000, "description": "maxLength"},
+        "code": {"type": "string", "maxLength": 8},
+        "items": {"type": "array", "items": {"type": "string", "maxLength": 10**6}, "maxItems": 3}}}
+    assert grammar_schema(schema) == {"type": "object", "properties": {
+        "text": {"type": "string", "description": "maxLength"},
+        "code": {"type": "string", "maxLength": 8},
+        "items": {"type": "array", "items": {"type": "string"}, "maxItems": 3}}}
+    assert schema["properties"]["text"]["maxLength"] == 200_000  # the tool's own schema is left as it was
+
+
+def test_a_required_call_among_several_tools_is_one_call_whatever_the_model_would_write(smollm_path):
+    """tool_choice="any" with several tools (create_agent's ToolStrategy binds so): the grammar lets the
+    model write only a call of one of them, even with the task table's long text bounds."""
+    from hugginggpt.tools import build_tools
+
+    tools = [StructuredTool.from_function(get_weather), StructuredTool.from_function(word_count),
+             *build_tools(["translation"])]
+    assert len(call_schema([{"function": {"name": "a", "parameters": {}}}, {"function": {"name": "b"}}])["anyOf"]) == 2
+    llm = load_llm("gguf:" + smollm_path, n_ctx=2048, max_tokens=160)
+    answer = llm.bind_tools(tools, tool_choice="any").invoke("What is the weather in Rome?")
+    assert answer.content == "" and answer.invalid_tool_calls == []
+    assert len(answer.tool_calls) == 1 and answer.tool_calls[0]["name"] in {"get_weather", "word_count", "translation"}
+    assert isinstance(answer.tool_calls[0]["args"], dict) and answer.response_metadata["finish_reason"] == "tool_calls"
+    named = llm.bind_tools(tools, tool_choice="translation").invoke("Translate 'good morning' into French.")
+    assert [c["name"] for c in named.tool_calls] == ["translation"]
 
 
 @pytest.mark.slow
