@@ -131,3 +131,38 @@ def _env() -> dict[str, str]:
     import os
 
     return {k: v for k, v in os.environ.items() if not k.startswith(("HUGGINGGPT_", "OPENAI_"))}
+
+
+@pytest.mark.slow
+def test_a_clean_environment_with_only_the_openai_extra_runs_a_request(tmp_path):
+    """A new virtual environment, ``pip install ".[openai]"`` (CI's pins), then ``hugginggpt run`` with a
+    hosted controller (a local OpenAI-compatible stand-in): no compiler, no torch, no llama.cpp."""
+    import os
+    import shutil
+    import venv
+
+    source = tmp_path / "src"  # a copy, so the build leaves nothing in the checkout
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(".git", ".venv", "build", "*.egg-info", "__pycache__",
+                                                                "tests", "notebooks", "benchmarks", "docs"))
+    env_dir = tmp_path / "env"
+    venv.create(env_dir, with_pip=True)
+    bin_dir = env_dir / ("Scripts" if os.name == "nt" else "bin")
+    environ = {**_env(), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    install = subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "-c",
+                              str(ROOT / "constraints.txt"), f"{source}[openai]"],
+                             capture_output=True, text=True, timeout=900, env=environ)
+    assert install.returncode == 0, install.stderr[-2000:]
+    listed = subprocess.run([str(bin_dir / "python"), "-m", "pip", "list", "--format=freeze"],
+                            capture_output=True, text=True, timeout=120, env=environ).stdout.lower()
+    assert "langchain-openai==" in listed
+    assert not any(f"{name}==" in listed for name in ("llama_cpp_python", "llama-cpp-python", "torch", "transformers"))
+    (tmp_path / "config.toml").write_text("")
+    with OpenAIServer() as server:
+        done = subprocess.run([str(bin_dir / "hugginggpt"), "run", "Say hello", "--llm", "openai:stand-in",
+                               "--base-url", server.url, "-q"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                              env={**environ, "HUGGINGGPT_HOME": str(tmp_path / "runs"),
+                                   "HUGGINGGPT_CONFIG": str(tmp_path / "config.toml")})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Answer: nothing to do\n"
+    assert [r["model"] for r in server.requests] == ["stand-in", "stand-in"]
