@@ -279,7 +279,7 @@ def call_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
         }
         for tool in tools
     ]
-    return variants[0] if len(variants) == 1 else {"anyOf": variants}
+    return variants[0] if len(variants) == 1 else {"oneOf": variants}  # the names tell the calls apart: exactly one matches
 
 
 def template_renders_tools(llama: Any) -> bool:

@@ -135,7 +135,7 @@ def test_a_required_call_among_several_tools_is_one_call_whatever_the_model_woul
 
     tools = [StructuredTool.from_function(get_weather), StructuredTool.from_function(word_count),
              *build_tools(["translation"])]
-    assert len(call_schema([{"function": {"name": "a", "parameters": {}}}, {"function": {"name": "b"}}])["anyOf"]) == 2
+    assert len(call_schema([{"function": {"name": "a", "parameters": {}}}, {"function": {"name": "b"}}])["oneOf"]) == 2
     llm = load_llm("gguf:" + smollm_path, n_ctx=2048, max_tokens=160)
     answer = llm.bind_tools(tools, tool_choice="any").invoke("What is the weather in Rome?")
     assert answer.content == "" and answer.invalid_tool_calls == []
