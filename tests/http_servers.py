@@ -1,5 +1,6 @@
-"""Local HTTP servers on 127.0.0.1 for download tests: a handler that dispatches GETs to routes, and a
-context that serves it on a free port. Each test module brings its own routes and records its own hits."""
+"""Local HTTP servers on 127.0.0.1 for tests: a handler that dispatches GETs to routes, a context that
+serves it on a free port, and a base for stand-in servers used as ``with Server() as server:``. Each test
+module brings its own routes and records its own hits."""
 
 from __future__ import annotations
 
@@ -48,3 +49,28 @@ def serve(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+class LocalServer:
+    """A threaded server on a free loopback port for the handler class ``make_handler(self)`` builds;
+    ``with server:`` runs it, ``url`` is ``http://127.0.0.1:PORT`` + ``base_path``."""
+
+    base_path = ""
+
+    def __init__(self, make_handler: Callable[[Any], type[BaseHTTPRequestHandler]]):
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}{self.base_path}"
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()

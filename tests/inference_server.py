@@ -25,12 +25,14 @@ import struct
 import threading
 import time
 import wave
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 from PIL import Image
+
+from tests.http_servers import LocalServer
 
 #: Hub listing served on /api/models: id -> (pipeline_tag, downloads, likes, tags).
 DEFAULT_HUB_MODELS: dict[str, dict[str, Any]] = {
@@ -48,7 +50,7 @@ DEFAULT_HUB_MODELS: dict[str, dict[str, Any]] = {
 COLORS = {"red": (220, 20, 20), "green": (20, 200, 20), "blue": (20, 20, 220)}
 
 
-class InferenceServer:
+class InferenceServer(LocalServer):
     """Run with ``with InferenceServer() as server:``; ``server.url`` is its base URL."""
 
     def __init__(self, hub_models: dict[str, dict[str, Any]] | None = None):
@@ -58,14 +60,7 @@ class InferenceServer:
         self.requests: list[dict[str, Any]] = []
         self._faults: list[Any] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        super().__init__(_make_handler)
 
     def script(self, *faults: Any) -> None:
         """Answer the next requests with these faults, in order (then normally)."""
@@ -75,14 +70,6 @@ class InferenceServer:
     def next_fault(self) -> Any:
         with self._lock:
             return self._faults.pop(0) if self._faults else None
-
-    def __enter__(self) -> "InferenceServer":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
 
 
 def _make_handler(server: InferenceServer) -> type[BaseHTTPRequestHandler]:

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.http_servers import LocalServer
 
 #: A file the request or the prompt's file list names.
 _FILE = re.compile(r"[\w./-]+\.(?:png|jpe?g|wav|flac|mp3)\b")
@@ -74,27 +75,14 @@ def _content(body: dict[str, Any]) -> str:
     return answer_for(last)
 
 
-class OpenAIServer:
+class OpenAIServer(LocalServer):
     """Run with ``with OpenAIServer() as server:``; ``server.url`` is the base URL (``.../v1``)."""
+
+    base_path = "/v1"
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def __enter__(self) -> "OpenAIServer":
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        super().__init__(_make_handler)
 
 
 def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
