@@ -81,14 +81,12 @@ def configured_llm(settings: Settings) -> str | None:
     return settings.llm_spec() if os.environ.get("OPENAI_API_KEY") else None
 
 
-def check_allowed(folders: Sequence[str | os.PathLike], base: str | os.PathLike | None = None) -> list[Path]:
+def check_allowed(folders: Sequence[str | os.PathLike], base: Path) -> list[Path]:
     """The ``--allow`` entries as resolved paths (``..`` and symlinks followed), a relative one taken
-    from ``base`` (default: the current directory) as a shell would; a missing one is one
-    ``ConfigError`` line."""
-    folder = Path(os.path.abspath(base if base is not None else os.curdir))
+    from the absolute folder ``base`` as a shell would; a missing one is one ``ConfigError`` line."""
     resolved = []
     for raw in folders:
-        path = folder / expand_home(raw)  # an absolute entry stays itself
+        path = base / expand_home(raw)  # an absolute entry stays itself
         if not path.exists():
             raise ConfigError(f"--allow {raw}: no such file or folder")
         resolved.append(path.resolve())
@@ -127,12 +125,15 @@ class HuggingGPTMCP:
                  tools: list[Any] | None = None, catalog: Any = None, root: str | os.PathLike | None = None,
                  audio_as: str = "audio", base: str | os.PathLike | None = None):
         from hugginggpt.tools.resources import Workspace
+        from hugginggpt.tools.resources.workspace import caller_directory
 
         if audio_as not in AUDIO_MODES:
             raise ConfigError(f"--audio-as must be one of {', '.join(AUDIO_MODES)}, got {audio_as!r}")
         self.settings = settings
         self.audio_as = audio_as
-        self.base = Path(os.path.abspath(base if base is not None else os.curdir))
+        self.base = caller_directory(base)
+        if self.base is None:
+            raise ConfigError("the working directory no longer exists: start the server from an existing folder")
         self.allowed = check_allowed(allow, self.base)
         self.root = expand_home(root).resolve() if root is not None else runs_folder(settings)
         if catalog is None and tools is None:
