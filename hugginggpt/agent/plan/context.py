@@ -18,6 +18,8 @@ _MEDIA_EXTENSIONS = {kind: sorted(s.lstrip(".") for s in suffixes) for kind, suf
 # scanned once, not once per position: linear time.
 _FILE_NAME = re.compile(r"(?<![\w\-./:%~])[\w\-./:%~]+\.(" + "|".join(e for x in _MEDIA_EXTENSIONS.values() for e in x)
                         + r")\b", re.IGNORECASE)
+_TABLE_NAME = re.compile(r"(?<![\w\-./:%~])[\w\-./:%~]+\.(csv|tsv|xlsx?|json)\b", re.IGNORECASE)
+_URL = re.compile(r"https?://[^\s'\"<>()\[\]{}]+")
 
 
 def media_kind_of(value: str) -> str | None:
@@ -35,6 +37,20 @@ def request_files(request: str) -> dict[str, list[str]]:
         if kind and match.group(0) not in found[kind]:
             found[kind].append(match.group(0))
     return found
+
+
+def request_inputs(request: str, attached: tuple[str, ...] = ()) -> dict[str, tuple[str, ...]]:
+    """What a media or table argument of a plan may read besides earlier results, by kind (image, audio,
+    video, table): the files of that kind that ``request`` names (its text, the files listed with it, the
+    conversation so far), the URLs it writes (any kind), and ``attached`` files whose kind their name does
+    not tell (any kind), in order of appearance."""
+    named = request_files(request)
+    urls = [u.rstrip(".,;:!?") for u in _URL.findall(request or "")]
+    unknown = [f for f in attached if file_kind(f) not in (*MEDIA_KINDS, "data")]
+    tables = [m.group(0) for m in _TABLE_NAME.finditer(request or "")]
+    found = {kind: [*named[kind], *unknown, *urls] for kind in MEDIA_KINDS}
+    found["table"] = [*tables, *unknown, *urls]
+    return {kind: tuple(dict.fromkeys(values)) for kind, values in found.items()}
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from typing import Any
 
 from hugginggpt.agent.plan.context import PlanContext, media_kind_of
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, Repair, replace_refs, whole_ref
+from hugginggpt.agent.plan.validity import rejected
 from hugginggpt.tools.table import MEDIA_KINDS
 
 #: Longer values are never a placeholder (bounded work).
@@ -36,9 +37,23 @@ class _ArgumentWalk:
         self.plan = plan
         self.ctx = ctx
         self.repairs: list[Repair] = []
+        self.out: set[int] = set()
 
     def note(self, task: PlanTask, reason: str) -> None:
         self.repairs.append({"task_id": task.id, "reason": reason})
+
+    def reject(self, task: PlanTask, name: str, kind: str, what: str) -> None:
+        """Take ``task`` out: its argument ``name`` of ``kind`` reads ``what``, which gives no such input."""
+        if task.id in self.out:
+            return
+        self.out.add(task.id)
+        given = self.ctx.files.get(kind, ()) if kind in MEDIA_KINDS else ()
+        has = (f"the request's {kind} files are {', '.join(repr(f) for f in given[:5])}" if given
+               else f"the request gives no {kind}")
+        makers = makers_of(self.ctx, kind)
+        made = (f"; a task can make one first: {', '.join(makers)}" if makers else "")
+        self.repairs.append(rejected(task, f"task {task.id} ({task.task}): argument {name!r} reads {what}, which is "
+                                           f"no file of the request and no earlier result ({has}{made})"))
 
     def producer(self, position: int, kind: str) -> PlanTask | None:
         """The nearest earlier task whose output can fill an argument of ``kind``."""
@@ -78,6 +93,7 @@ class _ArgumentWalk:
                 else:
                     args[name] = fix(task, position, name, kind, value) if isinstance(value, str) else value
             tasks.append(task if args == task.args else task.model_copy(update={"args": args}))
+        tasks = [task for task in tasks if task.id not in self.out]
         return self.plan.model_copy(update={"tasks": tasks}), self.repairs
 
 
@@ -113,6 +129,10 @@ def readable_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair
             if file is not None and file != value:
                 walk.note(task, f"argument {name!r}: {value!r} is not in the request; using its {kind} {file!r}")
                 return file
+            walk.reject(task, name, kind, repr(value[:60]))
+            return value
+        if kind == "table" and _looks_like_path(value) and not readable_media(value, ctx):
+            walk.reject(task, name, kind, repr(value[:60]))
             return value
         if is_placeholder(value, ctx):
             source = walk.producer(position, kind)
@@ -141,10 +161,19 @@ def kind_true_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repai
         if not wrong:
             return value
         made = ", ".join(f"task {n} ({by_id[n].task})" for n in wrong)
-        return walk.reread(task, position, kind, value, wrong, f"argument {name!r} read {made}, which makes no {kind}:",
-                           ("now reads", "now"))
+        new = walk.reread(task, position, kind, value, wrong, f"argument {name!r} read {made}, which makes no {kind}:",
+                          ("now reads", "now"))
+        if new == value and kind in MEDIA_KINDS:
+            walk.reject(task, name, kind, f"{made}, which makes no {kind},")
+        return new
 
     return walk.run(fix, kinds=("text", *MEDIA_KINDS))
+
+
+def makers_of(ctx: PlanContext, kind: str) -> list[str]:
+    """The known tasks that make ``kind`` from no input of that kind (from a text, or from nothing)."""
+    return [name for name, spec in ctx.known.items()
+            if spec.produces(kind) and "data" != kind and not any(a.kind == kind for a in spec.args)][:4]
 
 
 def readable_media(value: str, ctx: PlanContext) -> bool:
