@@ -53,6 +53,15 @@ def request_inputs(request: str, attached: tuple[str, ...] = ()) -> dict[str, tu
     return {kind: tuple(dict.fromkeys(values)) for kind, values in found.items()}
 
 
+def input_kinds(request: str) -> frozenset[str]:
+    """The kinds of input (image, audio, video, table) among the files ``request`` names: what its plan's
+    first tasks can read. Read from file names only, so it holds in any language."""
+    found = {kind for kind, names in request_files(request).items() if names}
+    if _TABLE_NAME.search(request or ""):
+        found.add("table")
+    return frozenset(found)
+
+
 @dataclass(frozen=True)
 class PlanContext:
     """The tasks a plan may use (``known``), the request as the planner read it (``request``: its text

@@ -19,17 +19,24 @@ comes last, next to the request.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Collection
 from functools import cache
 from typing import Any
 
+from hugginggpt.agent.plan.context import input_kinds
 from hugginggpt.prompts import load_demonstrations
 
 DEFAULT_K = 0
 """How many demonstrations are chosen per request, after the fixed ones: none by default, so the
 request is the only new prompt text to read (why: docs/results/dev-ab/README.md). Callers that want
 examples like the request pass ``demonstrations=K`` to the agent."""
+
+GENERAL_IN_BLOCK = 3
+"""Demonstrations without files at the start of a block for requests that give files."""
+RELATED_IN_BLOCK = 4
+"""Demonstrations with some of the request's kinds of input, for requests that give several kinds."""
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STOPWORDS = frozenset(
@@ -54,13 +61,34 @@ class DemoSelector:
         from rank_bm25 import BM25Okapi
 
         self.pool = pool
+        self.kinds = [input_kinds(d["input"]) for d in pool]
         corpus = [tokens(_demo_text(d)) or ["_"] for d in pool]
         self.index = BM25Okapi(corpus)
+
+    def block(self, kinds: frozenset[str], usable: list[int]) -> list[int]:
+        """The block of demonstrations for requests giving inputs of ``kinds`` (image, audio, video, table;
+        none for a request without files): a few without files (generation, chit-chat), then those whose
+        inputs are some of ``kinds``, then those whose inputs are exactly ``kinds``, pool order within each.
+        The same for every request with these kinds, so a model that keeps what it read reads it once."""
+        blocks = [i for i in usable if self.pool[i].get("block")]
+        own = {i: self.kinds[i] for i in blocks}
+        general = [i for i in blocks if not own[i]]
+        if not kinds:
+            return general
+        related = [i for i in blocks if own[i] and own[i] < kinds]
+        matched = [i for i in blocks if own[i] == kinds]
+        if not matched and not related:  # kinds no block demonstration has together: each kind's own
+            related = [i for i in blocks if own[i] and own[i] & kinds]
+        related = _interleaved(related, own)
+        return [*general[:GENERAL_IN_BLOCK], *related[:RELATED_IN_BLOCK], *matched]
 
     def select(self, request: str, available: Collection[str], k: int = DEFAULT_K) -> list[dict[str, Any]]:
         """The fixed usable demonstrations, then up to ``k`` more for ``request``, the most similar last."""
         usable = [i for i, d in enumerate(self.pool) if all(step["task"] in available for step in d["plan"])]
-        fixed = [i for i in usable if self.pool[i].get("fixed")]
+        if os.environ.get("PLANX_BLOCKS", "1") == "1":
+            fixed = self.block(input_kinds(request), usable)
+        else:
+            fixed = [i for i in usable if self.pool[i].get("fixed")]
         shapes = {_shape(self.pool[i]) for i in fixed}
         chosen: list[int] = []
         if k > 0 and usable:
@@ -73,6 +101,20 @@ class DemoSelector:
                 if len(chosen) == k:
                     break
         return [self.pool[i] for i in [*fixed, *reversed(chosen)]]
+
+
+def _interleaved(indices: list[int], kinds: dict[int, frozenset[str]]) -> list[int]:
+    """``indices`` taken in turn from each kind-set's own list (pool order within one), so a block for
+    several kinds of input shows each of them."""
+    lists: dict[frozenset[str], list[int]] = {}
+    for i in indices:
+        lists.setdefault(kinds[i], []).append(i)
+    out: list[int] = []
+    while any(lists.values()):
+        for queue in lists.values():
+            if queue:
+                out.append(queue.pop(0))
+    return out
 
 
 def _shape(demo: dict[str, Any]) -> tuple[str, ...]:
