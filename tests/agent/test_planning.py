@@ -11,23 +11,15 @@ from hugginggpt.agent.plan.parse import (
     plan_schema,
     without_unfinished_task,
 )
-from hugginggpt.agent.plan.planner import Planner
 from hugginggpt.agent.plan.prompt import planning_messages
-from hugginggpt.agent.request import AgentRequest
 from hugginggpt.errors import PlanError
 from hugginggpt.llm.content import cut_off, finish_reason
 from hugginggpt.tools import task_table
 
-from .conftest import ScriptedChatModel, script
+from .conftest import ScriptedChatModel, plan_with, script
 
 CAPTION = [{"task": "image-to-text", "id": 0, "dep": [-1], "args": {"image": "cat.png"}},
            {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}}]
-
-
-async def plan_with(llm, tasks, text, *, files=None, structured="auto", trace=None):
-    """Stage 1 as the agent runs it: a planner made for ``tasks``, one request."""
-    planner = Planner(llm, tasks, structured=structured)
-    return await planner.plan(AgentRequest(input=text, files=list(files or [])), trace=trace)
 
 
 @pytest.fixture

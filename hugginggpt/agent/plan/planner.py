@@ -26,6 +26,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
 
 from hugginggpt.agent.llm_call import acall_llm
+from hugginggpt.agent.plan.check import problems
 from hugginggpt.agent.plan.context import PlanContext, request_inputs
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
@@ -201,6 +202,9 @@ class _Attempt:
         rejections = _rejections(answer.repairs)
         if rejections:
             return "; ".join(rejections)
+        left = problems(answer.plan, PlanContext.of(self.tasks, self.context))
+        if left:  # what the passes could not make runnable (none is expected)
+            return "; ".join(left)
         if not answer.plan.tasks and self.files:
             return (f"the plan is empty, but the request gives {', '.join(repr(f) for f in self.files[:5])}: a "
                     "question or request about a file is answered by a task that runs on it ([] is only for "
