@@ -90,6 +90,19 @@ def _value_problems(own: int, kind: str, value: str, by_id: dict, ctx: PlanConte
     return found
 
 
+def unread_files(plan: Plan, files: list[str]) -> list[str]:
+    """The ``files`` (those a request gives) that no argument of ``plan`` reads, as written or by their last
+    path part."""
+    values: set[str] = set()
+    for task in plan.tasks:
+        for value in task.args.values():
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, str):
+                    values.add(item.strip().strip("'\""))
+    names = {v.replace("\\", "/").rsplit("/", 1)[-1] for v in values}
+    return [f for f in files if f not in values and f.replace("\\", "/").rsplit("/", 1)[-1] not in names]
+
+
 def map_misread(task: PlanTask, by_id: dict[int, PlanTask], ctx: PlanContext) -> str | None:
     """The drawing task ``task`` should be, when it is a text-guided image task (no drawing task itself)
     whose image is a condition map (``drawings_on_maps``); None otherwise."""

@@ -53,6 +53,14 @@ def request_inputs(request: str, attached: tuple[str, ...] = ()) -> dict[str, tu
     return {kind: tuple(dict.fromkeys(values)) for kind, values in found.items()}
 
 
+def given_files(request: str, attached: tuple[str, ...] = ()) -> list[str]:
+    """The files a request gives for its tasks to read: the media and table files its text names (a URL
+    too, when it names a media file) and the attached files, in order, once each."""
+    named = [f for names in request_files(request).values() for f in names]
+    tables = [m.group(0) for m in _TABLE_NAME.finditer(request or "")]
+    return list(dict.fromkeys([*named, *tables, *attached]))
+
+
 def input_kinds(request: str) -> frozenset[str]:
     """The kinds of input (image, audio, video, table) among the files ``request`` names: what its plan's
     first tasks can read. Read from file names only, so it holds in any language."""

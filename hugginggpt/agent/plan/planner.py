@@ -26,8 +26,8 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
 
 from hugginggpt.agent.llm_call import acall_llm
-from hugginggpt.agent.plan.check import problems
-from hugginggpt.agent.plan.context import PlanContext, request_inputs
+from hugginggpt.agent.plan.check import problems, unread_files
+from hugginggpt.agent.plan.context import PlanContext, given_files, request_inputs
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
 from hugginggpt.agent.plan.outputs import stated_wants, undelivered, wants_error
@@ -159,6 +159,8 @@ class _Attempt:
         self.context = f"{history}\n{text}" if history else text
         named = PlanContext.of(self.tasks, text).files.values()
         self.files = list(dict.fromkeys([*request.files, *(f for kind in named for f in kind)]))
+        # the files this request gives (not the conversation's): each is for a task to read
+        self.given = given_files(text, tuple(request.files))
         self.max_tokens = plan_max_tokens(text)
         self.inputs = (request_inputs(self.context, tuple(request.files))
                        if self.tasks and exact_schemas(llm) and _experiment("INPUTS") else None)
@@ -212,6 +214,10 @@ class _Attempt:
         missing = undelivered(answer.plan, answer.wants or [], self.tasks) if _experiment("WANTCHECK") else []
         if missing:
             return wants_error(missing, answer.wants or [], self.tasks)
+        unread = unread_files(answer.plan, self.given) if _experiment("UNREAD") else []
+        if unread and answer.plan.tasks:
+            return (f"the request gives {', '.join(repr(f) for f in unread[:5])}, which no task reads: each file "
+                    "the user gives is read by the task that works on it (one task per file when each needs it)")
         return None
 
     async def run(self, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
