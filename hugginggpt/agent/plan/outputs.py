@@ -41,8 +41,9 @@ def undelivered(plan: Plan, wants: Sequence[str], known: Mapping[str, TaskSpec])
 def wants_error(missing: Sequence[str], wants: Sequence[str], known: Mapping[str, TaskSpec]) -> str:
     """The re-ask's reason: which wanted kinds no task makes, and which tasks make them."""
     parts = []
-    for kind in missing:
-        makers = [name for name, spec in known.items() if makes(spec, kind)]
+    for kind in missing:  # the tasks whose result is that kind (not a by-product of an analysis)
+        makers = [name for name, spec in known.items() if makes(spec, kind) and not spec.produces("text")]
+        makers.sort(key=lambda name: any(a.kind == kind for a in known[name].args))  # from a text first
         hint = f" (tasks that make {kind}: {', '.join(makers[:6])})" if kind in MEDIA_KINDS and makers else ""
         parts.append(f"{kind}{hint}")
     return (f"the answer says the user wants {', '.join(wants)} back, but no task of the plan makes "
