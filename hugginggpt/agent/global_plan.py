@@ -36,7 +36,7 @@ class GlobalPlanAgent(Agent):
     ``tools``: any LangChain tools (default: one per task of the task table); ``catalog``: where
     model candidates come from (default: the shipped catalog when the default tools are used).
     ``workspace_root``: each run gets its own folder under it (default: ``$HUGGINGGPT_HOME``).
-    ``demonstrations``: few-shot examples chosen per request, after the fixed ones every request sees.
+    ``demonstrations``: few-shot examples chosen per request, after the block of examples for the request's kinds of input.
     ``execute=False`` stops after model selection (plan-only comparisons).
     """
 

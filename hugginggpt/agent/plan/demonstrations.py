@@ -1,5 +1,5 @@
-"""Few-shot demonstrations: a fixed, diverse set that every request sees, then the pool's examples
-most similar to the request (BM25).
+"""Few-shot demonstrations: a block chosen by the kinds of input the request gives, then (when asked
+for) the pool's examples most similar to the request (BM25).
 
 HuggingGPT found that a few diverse demonstrations help a planner more than many (gains stop at
 about four), and a small model copies the shape of the examples it sees, so the last example should
@@ -7,10 +7,13 @@ look like the request: a chain for a chain, the same kinds of tasks. The pool
 (``prompts/demonstrations.json``, written by hand, not taken from any benchmark) covers every task the
 Hugging Face domain uses and the common chains and graphs.
 
-The examples marked ``"fixed": true`` (single, chain and graph plans; the task kinds small models
-confuse) come first, in pool order, and are the same for every request: they belong to the prompt's
-static prefix, whose evaluated state llama.cpp keeps (``llm/prompt_cache.py``), so they cost no prompt
-reading per request. Only ``k`` examples per request are new tokens to read.
+The examples marked ``"block": true`` are grouped by the kinds of input they read (image, audio,
+video, table; none: generation and chit-chat). A request sees the block for its own kinds (``block``):
+a few examples without files, examples with some of its kinds, all examples with exactly its kinds,
+in pool order. A block is the same for every request with those kinds: it belongs to the prompt's
+static prefix, whose evaluated state llama.cpp keeps (``llm/prompt_cache.py``, one state per block),
+so it costs no prompt reading after the first such request. Only ``k`` examples per request are new
+tokens to read.
 
 Only examples whose tasks are all available are candidates. Selection is deterministic: BM25 score,
 then pool order; no chosen example plans the same task sequence as another; the most similar one
@@ -19,7 +22,6 @@ comes last, next to the request.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Collection
 from functools import cache
@@ -29,7 +31,7 @@ from hugginggpt.agent.plan.context import input_kinds
 from hugginggpt.prompts import load_demonstrations
 
 DEFAULT_K = 0
-"""How many demonstrations are chosen per request, after the fixed ones: none by default, so the
+"""How many demonstrations are chosen per request, after the block: none by default, so the
 request is the only new prompt text to read (why: docs/results/dev-ab/README.md). Callers that want
 examples like the request pass ``demonstrations=K`` to the agent."""
 
@@ -83,12 +85,9 @@ class DemoSelector:
         return [*general[:GENERAL_IN_BLOCK], *related[:RELATED_IN_BLOCK], *matched]
 
     def select(self, request: str, available: Collection[str], k: int = DEFAULT_K) -> list[dict[str, Any]]:
-        """The fixed usable demonstrations, then up to ``k`` more for ``request``, the most similar last."""
+        """The block of usable demonstrations for the request's input kinds (``block``), then up to ``k`` more for ``request``, the most similar last."""
         usable = [i for i, d in enumerate(self.pool) if all(step["task"] in available for step in d["plan"])]
-        if os.environ.get("PLANX_BLOCKS", "1") == "1":
-            fixed = self.block(input_kinds(request), usable)
-        else:
-            fixed = [i for i in usable if self.pool[i].get("fixed")]
+        fixed = self.block(input_kinds(request), usable)
         shapes = {_shape(self.pool[i]) for i in fixed}
         chosen: list[int] = []
         if k > 0 and usable:
@@ -128,5 +127,5 @@ def default_selector() -> DemoSelector:
 
 
 def select_demonstrations(request: str, available: Collection[str], k: int = DEFAULT_K) -> list[dict[str, Any]]:
-    """The shipped pool's fixed demonstrations and the ``k`` most similar to ``request``, using only ``available`` tasks."""
+    """The shipped pool's block for the request and the ``k`` most similar to ``request``, using only ``available`` tasks."""
     return default_selector().select(request, available, k)

@@ -16,7 +16,6 @@ re-asked once, with the reason.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,10 +74,6 @@ def _rejections(repairs: list[Repair]) -> list[str]:
     return [r["reason"] for r in repairs if is_rejection(r)]
 
 
-def _experiment(name: str) -> bool:  # temporary: dev A/B switches, removed before landing
-    return os.environ.get(f"PLANX_{name}", "1") == "1"
-
-
 @dataclass
 class _Answer:
     """One answer of the planner, validated: the plan, the repairs, and the wanted kinds it named."""
@@ -111,7 +106,7 @@ class Planner:
     @property
     def wants(self) -> bool:
         """Whether the answer names the wanted kinds first (``outputs.py``): table tasks only."""
-        return _experiment("WANTS") and bool(self.tasks) and all(spec.in_table for spec in self.tasks.values())
+        return bool(self.tasks) and all(spec.in_table for spec in self.tasks.values())
 
     def messages(self, request: AgentRequest) -> list[BaseMessage]:
         """The planning prompt for ``request``: the static prefix, the demonstrations, the history, the request."""
@@ -163,7 +158,7 @@ class _Attempt:
         self.given = given_files(text, tuple(request.files))
         self.max_tokens = plan_max_tokens(text)
         self.inputs = (request_inputs(self.context, tuple(request.files))
-                       if self.tasks and exact_schemas(llm) and _experiment("INPUTS") else None)
+                       if self.tasks and exact_schemas(llm) else None)
         wants = planner.wants
         self.constrained = (planner.constrained.get(lambda: plan_schema(self.tasks, self.inputs, wants=wants),
                                                     plan_schema_key(self.tasks, self.inputs, wants=wants),
@@ -211,10 +206,10 @@ class _Attempt:
             return (f"the plan is empty, but the request gives {', '.join(repr(f) for f in self.files[:5])}: a "
                     "question or request about a file is answered by a task that runs on it ([] is only for "
                     "requests no task serves)")
-        missing = undelivered(answer.plan, answer.wants or [], self.tasks) if _experiment("WANTCHECK") else []
+        missing = undelivered(answer.plan, answer.wants or [], self.tasks)
         if missing:
             return wants_error(missing, answer.wants or [], self.tasks)
-        unread = unread_files(answer.plan, self.given) if _experiment("UNREAD") else []
+        unread = unread_files(answer.plan, self.given)
         if unread and answer.plan.tasks:
             return (f"the request gives {', '.join(repr(f) for f in unread[:5])}, which no task reads: each file "
                     "the user gives is read by the task that works on it (one task per file when each needs it)")
