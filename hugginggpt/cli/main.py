@@ -11,7 +11,7 @@ import importlib
 import sys
 
 # name -> module under hugginggpt.cli that registers it
-SUBCOMMANDS = ["run", "chat", "tools", "models", "score", "compare", "serve", "mcp"]
+SUBCOMMANDS = ["run", "chat", "tools", "models", "score", "compare", "merge", "serve", "mcp"]
 
 
 def build_parser() -> argparse.ArgumentParser:
