@@ -461,7 +461,9 @@ def test_controlnet_generation_runs_remotely_on_an_endpoint_that_serves_it(works
 def test_controlnet_hybrid_runs_locally_what_the_remote_cannot_and_says_why_not(workspace):
     catalog = ModelCatalog(shipped=True, scan_hf_cache=False)
     remote_only = HybridExecutor(None, RemoteExecutor(), catalog=catalog, policy="remote")
-    with pytest.raises(ModelLoadError, match=r"^canny-control: .*cannot run on the remote endpoint"):
+    with pytest.raises(ModelLoadError, match=r"^canny-control: no model can run it on the remote endpoint "
+                                             r"\(execution policy 'remote'\): the Inference API has no canny-control "
+                                             r"task \(it runs only on this machine\)$"):
         remote_only.route("canny-control", None)
     hybrid = HybridExecutor(LocalExecutor(catalog, device="cpu"), RemoteExecutor(), catalog=catalog)
     backend, model = hybrid.route("canny-text-to-image", None)
