@@ -135,7 +135,7 @@ def command(args: argparse.Namespace) -> int:
         show_server_log(args.log_level)
         deadlines = Deadlines(server.header_timeout_s, server.body_timeout_s, server.min_body_bytes_per_s)
         config = uvicorn_config(app, host=server.host, port=server.port, deadlines=deadlines,
-                                log_level=args.log_level, timeout_graceful_shutdown=server.stop_grace_s)
+                                log_level=args.log_level, timeout_graceful_shutdown=server.stop_grace_s / 2)
         uvicorn_server = Listener(config, on_stop=lambda: stop(app))
         try:
             serve(uvicorn_server, [sock], server.stop_grace_s)

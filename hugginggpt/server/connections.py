@@ -176,8 +176,10 @@ class Listener(uvicorn.Server):
     def __init__(self, config: uvicorn.Config, on_stop: Callable[[], Awaitable[None]] | None = None):
         super().__init__(config)
         self.on_stop = on_stop
+        self.stopping_since: float | None = None  # time.monotonic() when it was told to stop
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self.stopping_since = time.monotonic()
         if self.on_stop is not None:
             try:
                 await asyncio.wait_for(self.on_stop(), self.config.timeout_graceful_shutdown)
@@ -207,13 +209,14 @@ class _CountingExecutor(ThreadPoolExecutor):
         return super().submit(counted)
 
 
-def serve(server: uvicorn.Server, sockets: list[socket.socket], grace_s: float) -> None:
-    """Run ``server`` on ``sockets`` until it is told to stop, then leave within ``grace_s`` seconds.
+def serve(server: Listener, sockets: list[socket.socket], grace_s: float) -> None:
+    """Run ``server`` on ``sockets`` until it is told to stop, then leave within ``grace_s`` seconds of
+    being told.
 
     As ``uvicorn.Server.run``, except at the end: ``asyncio.run`` waits for every call still running
     in a worker thread (a model that cannot be interrupted: minutes). Here they get what is left of
-    ``grace_s`` after the server stopped; past it, the process exits at once (``os._exit``, streams
-    flushed), leaving them unfinished: their runs were cancelled and recorded already.
+    ``grace_s``; past it, the process exits at once (``os._exit``, streams flushed), leaving them
+    unfinished: their runs were cancelled and recorded already.
     """
     factory = server.config.get_loop_factory()
     loop = factory() if factory is not None else asyncio.new_event_loop()
@@ -224,7 +227,7 @@ def serve(server: uvicorn.Server, sockets: list[socket.socket], grace_s: float) 
         loop.run_until_complete(server.serve(sockets=sockets))
     except KeyboardInterrupt:  # uvicorn raises the signal it captured again once it has stopped
         interrupted = True
-    stopped = time.monotonic()
+    stopped = server.stopping_since or time.monotonic()
     with contextlib.suppress(Exception):
         loop.run_until_complete(loop.shutdown_asyncgens())
     executor.shutdown(wait=False, cancel_futures=True)

@@ -195,7 +195,9 @@ class RunRegistry:
         return sum(1 for run in self.runs.values() if run.status not in FINISHED) + self.admitting
 
     def _busy(self, message: str) -> ApiError:
-        return ApiError(429, message, code="rate_limited", headers={"Retry-After": str(self.settings.retry_after_s)})
+        """429 before the body was read: the connection is closed after it (the rest of the body unread)."""
+        return ApiError(429, message, code="rate_limited",
+                        headers={"Retry-After": str(self.settings.retry_after_s), "Connection": "close"})
 
     @contextlib.contextmanager
     def admitted(self, body_bytes: int, origin: str = "") -> Iterator[Admission]:
