@@ -23,7 +23,7 @@ LAYERS = (
     ("hugginggpt.agent",),
     ("hugginggpt.eval",),
     ("hugginggpt.build",),
-    ("hugginggpt.server", "hugginggpt.mcp_server"),
+    ("hugginggpt.server", "hugginggpt.mcp"),
     ("hugginggpt.cli", "hugginggpt.__main__"),  # `python -m hugginggpt`: the command
 )
 

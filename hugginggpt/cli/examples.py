@@ -36,8 +36,8 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ("hugginggpt models image-to-text", "the catalog's candidates, local ones marked"),
         ("hugginggpt models summarization -k 10 --refresh", "the Hub's current top ten"),
         ("hugginggpt models pull summarization", "download the task's top model ahead of a run"),
-        ("hugginggpt models pull gguf:Qwen/Qwen2.5-1.5B-Instruct-GGUF/qwen2.5-1.5b-instruct-q4_k_m.gguf",
-         "download a controller GGUF"),
+        ("hugginggpt models pull gguf:Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+         "download the default controller GGUF"),
     ],
     "score": [
         ("hugginggpt score --data taskbench/multimedia --predictions predictions.jsonl", ""),

@@ -39,7 +39,7 @@ def command(args: argparse.Namespace) -> int:
     try:
         import mcp  # noqa: F401 - the extra's presence, checked before anything is built
 
-        from hugginggpt.mcp_server import (
+        from hugginggpt.mcp import (
             HuggingGPTMCP,
             bind,
             http_app,

@@ -10,7 +10,7 @@ import anyio
 from langchain_core.tools import StructuredTool
 
 from hugginggpt.config import Settings
-from hugginggpt.mcp_server import HuggingGPTMCP, serve_stdio
+from hugginggpt.mcp import HuggingGPTMCP, serve_stdio
 
 
 def noisy(text: str) -> dict:

@@ -35,7 +35,7 @@ class Script(FakeMessagesListChatModel):
 async def test_the_agent_tool_plans_runs_and_returns_the_answer_with_the_produced_audio(settings, place, monkeypatch):
     from mcp.shared.memory import create_connected_server_and_client_session
 
-    from hugginggpt.mcp_server import AGENT_TOOL, HuggingGPTMCP
+    from hugginggpt.mcp import AGENT_TOOL, HuggingGPTMCP
 
     image = place["allowed"] / "cat.png"
     plan = [{"step": "describe cat.png", "task": "image-to-text", "id": 0, "args": {"image": str(image)}},
@@ -72,7 +72,7 @@ async def test_the_agent_tool_plans_runs_and_returns_the_answer_with_the_produce
 async def test_listing_loads_no_controller_and_the_agent_tool_names_the_flag_without_one(settings, place, monkeypatch):
     from mcp.shared.memory import create_connected_server_and_client_session
 
-    from hugginggpt.mcp_server import AGENT_TOOL, HuggingGPTMCP
+    from hugginggpt.mcp import AGENT_TOOL, HuggingGPTMCP
 
     monkeypatch.setattr(build, "make_llm", lambda settings: pytest.fail("no controller is configured"))
     app = HuggingGPTMCP(settings, allow=[place["allowed"]])
@@ -92,7 +92,7 @@ async def test_a_configured_controller_loads_on_the_first_agent_call_only(settin
 
     from mcp.shared.memory import create_connected_server_and_client_session
 
-    from hugginggpt.mcp_server import AGENT_TOOL, HuggingGPTMCP
+    from hugginggpt.mcp import AGENT_TOOL, HuggingGPTMCP
 
     loads = []
 

@@ -16,7 +16,7 @@ async def test_http_lists_and_runs_a_tool_and_refuses_a_file_outside_the_allowed
     from mcp import ClientSession
     from mcp.client.streamable_http import streamablehttp_client
 
-    from hugginggpt.mcp_server import AGENT_TOOL
+    from hugginggpt.mcp import AGENT_TOOL
 
     with anyio.fail_after(180):
         async with streamablehttp_client(http_server) as (read, write, _), ClientSession(read, write) as session:

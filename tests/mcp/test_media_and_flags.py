@@ -19,7 +19,7 @@ pytest.importorskip("mcp")
 async def test_audio_comes_back_as_asked_and_always_with_its_path(settings, place, audio_as):
     from mcp.shared.memory import create_connected_server_and_client_session
 
-    from hugginggpt.mcp_server import HuggingGPTMCP
+    from hugginggpt.mcp import HuggingGPTMCP
 
     app = HuggingGPTMCP(settings, allow=[place["allowed"]], audio_as=audio_as)
     async with create_connected_server_and_client_session(app.server()) as session:
@@ -46,7 +46,7 @@ async def test_load_mcp_tools_on_a_session_gives_langchain_tools_that_run(settin
     from langchain_mcp_adapters.tools import load_mcp_tools
     from mcp.shared.memory import create_connected_server_and_client_session
 
-    from hugginggpt.mcp_server import HuggingGPTMCP
+    from hugginggpt.mcp import HuggingGPTMCP
 
     app = HuggingGPTMCP(settings, allow=[place["allowed"]], audio_as="resource")
     async with create_connected_server_and_client_session(app.server()) as session:

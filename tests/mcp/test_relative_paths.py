@@ -48,7 +48,7 @@ async def captions(app, *images: str) -> dict[str, object]:
 
 
 def test_a_relative_allow_is_the_folder_of_that_name_in_the_working_directory(settings, project, tmp_path):
-    from hugginggpt.mcp_server import HuggingGPTMCP
+    from hugginggpt.mcp import HuggingGPTMCP
 
     cat_folder = (project / "data").resolve()
     assert HuggingGPTMCP(settings, allow=["data"], tools=[]).allowed == [cat_folder]
@@ -62,7 +62,7 @@ def test_a_relative_allow_is_the_folder_of_that_name_in_the_working_directory(se
 
 @pytest.mark.parametrize("allow", ["data", "./data", "ABSOLUTE"])
 async def test_a_client_path_means_what_it_means_in_a_shell_in_the_servers_directory(settings, project, allow):
-    from hugginggpt.mcp_server import HuggingGPTMCP
+    from hugginggpt.mcp import HuggingGPTMCP
 
     app = HuggingGPTMCP(settings, allow=[str(project / "data") if allow == "ABSOLUTE" else allow])
     # from the working directory, through a symlink into the allowed folder, relative to the allowed
@@ -75,7 +75,7 @@ async def test_a_client_path_means_what_it_means_in_a_shell_in_the_servers_direc
 
 
 async def test_dot_dot_and_symlinks_do_not_lead_out_of_the_allowed_folders(settings, project):
-    from hugginggpt.mcp_server import HuggingGPTMCP
+    from hugginggpt.mcp import HuggingGPTMCP
 
     app = HuggingGPTMCP(settings, allow=["data"])
     refused = await captions(app, "private/secret.png", "data/../private/secret.png", "../project/private/secret.png",
@@ -94,7 +94,7 @@ async def test_dot_dot_and_symlinks_do_not_lead_out_of_the_allowed_folders(setti
 async def test_the_agent_tools_files_are_confined_the_same_way(settings, project):
     """A file the client names relative to the server's directory passes (the call then stops at the
     missing controller); one outside is refused naming ``files``, before any model loads."""
-    from hugginggpt.mcp_server import AGENT_TOOL, HuggingGPTMCP
+    from hugginggpt.mcp import AGENT_TOOL, HuggingGPTMCP
 
     app = HuggingGPTMCP(settings, allow=["data"])
     given = await call(app, AGENT_TOOL, {"request": "Describe the cat", "files": ["data/cat.png"]})

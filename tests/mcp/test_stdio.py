@@ -20,7 +20,7 @@ async def test_stdio_lists_the_tools_runs_them_and_refuses_what_is_not_allowed(s
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    from hugginggpt.mcp_server import AGENT_TOOL, MEDIA_ARG_HINT, mcp_input_schema
+    from hugginggpt.mcp import AGENT_TOOL, MEDIA_ARG_HINT, mcp_input_schema
     from hugginggpt.tools import build_tools, task_table
 
     args, env = server_command

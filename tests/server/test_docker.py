@@ -129,7 +129,7 @@ async def test_the_image_runs_hugginggpt_mcp_over_stdio(docker, image, tmp_path)
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    from hugginggpt.mcp_server import AGENT_TOOL
+    from hugginggpt.mcp import AGENT_TOOL
     from hugginggpt.tools import task_table
 
     (tmp_path / "pictures").mkdir()

@@ -1,52 +1,29 @@
-"""`hugginggpt mcp`: every task tool, and the agent as one more tool, over the Model Context Protocol.
+"""The tools of one MCP server and how a call of each is answered; the SDK's low-level ``Server``
+over them (the transports serve it).
 
-A front end like ``server``: the tools and the agent are assembled by ``hugginggpt.build`` from the
-same settings as ``run``; this module only speaks MCP (the official ``mcp`` SDK's low-level
-``Server``, so each tool's input schema is the one generated from the task table, not one re-derived
-from a Python signature).
-
-- A task tool's arguments are validated by the tool itself (an unknown, missing or ill-typed argument
-  is a tool error naming it). Input files must lie in a folder the user allowed (``--allow DIR``) or
-  in this server's own run folder (so one tool's output can feed the next); anything else is refused.
-  Relative paths, in ``--allow`` and in a call, mean what they mean in a shell started in the server's
-  working directory (a call's may also be relative to an allowed folder); ``..`` and symlinks are
-  followed before the check, so neither leads out of the allowed folders.
-- A result comes back as a short text, the result envelope as ``structuredContent``, and each
-  produced image or audio file as MCP image/audio content plus a text naming its path.
-- Every failure is a tool error (``isError``) with the library's one-line reason.
-- The agent tool (``hugginggpt``) loads the controller LLM on its first call, never when tools are
-  listed. With no controller configured it answers a tool error that names ``--llm``.
+Task tools take their input schema from the task table (media arguments described for MCP callers);
+the agent tool (``AGENT_TOOL``) runs the configured agent and loads its controller on first use.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import copy
 import json
-import mimetypes
 import os
-import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from hugginggpt import build
 from hugginggpt.config import Settings, runs_home, var
 from hugginggpt.errors import ConfigError, HuggingGPTError, ResourceError, error_line
+from hugginggpt.mcp.media import AUDIO_MODES, result_media
+from hugginggpt.mcp.progress import Progress, run_agent
 from hugginggpt.paths import expand_home
 
-#: How a call reports progress: (step number, one line).
-Progress = Callable[[int, str], Awaitable[None]]
 #: The agent tool's name (a task is never called that).
 AGENT_TOOL = "hugginggpt"
-#: Media kinds of a result envelope, in the order they are shown.
-MEDIA = ("image", "audio", "video")
-#: Files larger than this are named by path only, not sent inline.
-MAX_INLINE_BYTES = 8 << 20
-#: How audio comes back: MCP audio content (the spec's own), an embedded resource (for clients that
-#: cannot read audio content yet, e.g. langchain-mcp-adapters 0.3), or the path alone.
-AUDIO_MODES = ("audio", "resource", "path")
 #: What a media argument takes over MCP (the planner's ``<resource>-N`` has no meaning here).
 MEDIA_ARG_HINT = ("A path to a local file in a folder the server allows (--allow DIR; a relative path is taken "
                   "from the server's working directory, else from an allowed folder), a path this server "
@@ -190,33 +167,8 @@ class HuggingGPTMCP:
 
         from hugginggpt.tools.results import summarize
 
-        content: list[Any] = [types.TextContent(type="text", text=summarize(result))]
-        for kind in MEDIA:
-            if isinstance(result.get(kind), str):
-                content += self.media_content(kind, result[kind])
+        content: list[Any] = [types.TextContent(type="text", text=summarize(result)), *result_media(result, self.audio_as)]
         return types.CallToolResult(content=content, structuredContent=plain(result), isError=False)
-
-    def media_content(self, kind: str, path: str) -> list[Any]:
-        """An image or audio file as MCP content plus a text naming its path (video: the path)."""
-        from mcp import types
-
-        file = Path(path)
-        mime = mimetypes.guess_type(file.name)[0] or {"image": "image/png", "audio": "audio/wav"}.get(kind, "")
-        named = types.TextContent(type="text", text=f"{kind} file: {file}")
-        try:
-            size = file.stat().st_size
-        except OSError:
-            return [named]
-        mode = self.audio_as if kind == "audio" else ("image" if kind == "image" else "path")
-        if mode == "path" or size > MAX_INLINE_BYTES:
-            return [named]
-        data = base64.b64encode(file.read_bytes()).decode("ascii")
-        if mode == "image":
-            return [types.ImageContent(type="image", data=data, mimeType=mime), named]
-        if mode == "audio":
-            return [types.AudioContent(type="audio", data=data, mimeType=mime), named]
-        blob = types.BlobResourceContents(uri=file.as_uri(), mimeType=mime, blob=data)
-        return [types.EmbeddedResource(type="resource", resource=blob), named]
 
     # ------------------------------------------------------------------ the agent tool
 
@@ -259,9 +211,7 @@ class HuggingGPTMCP:
         for outcome in (output.get("results") or {}).values():
             result = outcome.get("result") if isinstance(outcome, dict) else None
             if outcome.get("status") == "ok" and isinstance(result, dict):
-                for kind in MEDIA:
-                    if isinstance(result.get(kind), str):
-                        content += self.media_content(kind, result[kind])
+                content += result_media(result, self.audio_as)
         return types.CallToolResult(content=content, structuredContent=plain(output), isError=False)
 
     # ------------------------------------------------------------------ the MCP server
@@ -294,130 +244,6 @@ class HuggingGPTMCP:
         return server
 
 
-async def run_agent(agent: Any, request: dict[str, Any], progress: Progress | None) -> dict[str, Any]:
-    """The agent's output; with ``progress``, through its stage events, each reported as one line."""
-    if progress is None:
-        return await agent.ainvoke(request)
-    from hugginggpt.agent.events import FINAL, RESPONSE_DELTA
-
-    final, step, writing = None, 0, False
-    async for event in agent.astream_stage_events(request):
-        if event.get("event") == FINAL:
-            final = event.get("output")
-            continue
-        if event.get("event") == RESPONSE_DELTA:  # the answer's pieces: said once, not one notification each
-            if writing:
-                continue
-            writing = True
-        step += 1
-        await progress(step, stage_line(event))
-    if not isinstance(final, dict):
-        raise HuggingGPTError("the agent stopped without a final output")
-    return final
-
-
-def stage_line(event: dict[str, Any]) -> str:
-    """A stage event as one short line (``task 1 text-to-speech: done``)."""
-    from hugginggpt.agent import events
-
-    name = event.get("event")
-    task = f"task {event.get('id')} {event.get('task')}"
-    if name == events.PLAN:
-        return f"plan: {', '.join(str(step.get('task')) for step in event.get('plan') or []) or 'no tasks'}"
-    if name == events.SELECTION:
-        return f"models chosen for {len(event.get('selections') or {})} task(s)"
-    if name == events.TASK_START:
-        return f"{task}: started" + (f" on {event['model']}" if event.get("model") else "")
-    if name == events.TASK_END:
-        return f"{task}: done"
-    if name == events.TASK_FAILED:
-        return f"{task}: failed: {error_line(str(event.get('error')))}"
-    if name == events.TASK_SKIPPED:
-        return f"{task}: skipped: {event.get('reason')}"
-    if name == events.LLM_STEP:
-        return f"controller turn {event.get('step')}"
-    if name == events.RESPONSE_DELTA:
-        return "writing the answer"
-    if name == events.RESPONSE:
-        return "answer written"
-    return str(name)
-
-
 def plain(value: Any) -> dict[str, Any]:
     """A JSON object of ``value`` (keys as strings, anything else by its text)."""
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
-
-
-# ---------------------------------------------------------------------- transports
-
-
-async def serve_stdio(app: HuggingGPTMCP) -> None:
-    """Serve on stdin/stdout. Everything else written to stdout (a library's print, llama.cpp's C
-    output) goes to stderr instead, so the protocol stream stays clean."""
-    import io
-
-    import anyio
-    from mcp.server.stdio import stdio_server
-
-    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
-    sys.stdout.flush()
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    sys.stdout = sys.stderr
-    stdout = anyio.wrap_file(io.TextIOWrapper(protocol_out, encoding="utf-8", write_through=True))
-    server = app.server()
-    async with stdio_server(stdout=stdout) as (read, write):
-        await server.run(read, write, server.create_initialization_options())
-
-
-def local_host(host: str) -> bool:
-    import ipaddress
-
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return host == "localhost"
-
-
-def bind(host: str, port: int) -> Any:
-    """A socket bound to ``host``:``port`` before anything loads, so a port in use is one line at once
-    (the server package's ``listening_socket`` needs its FastAPI extra)."""
-    import socket
-
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host.strip("[]"), port))
-    except OSError:
-        sock.close()
-        raise
-    return sock
-
-
-def http_app(app: HuggingGPTMCP, *, host: str = "127.0.0.1", path: str = "/mcp",
-             allowed_hosts: Sequence[str] = ()) -> Any:
-    """A Starlette application serving the MCP streamable HTTP transport at ``path``. Requests whose
-    Host (or Origin) is not this machine's (or one of ``allowed_hosts``) are refused (DNS rebinding)."""
-    import contextlib
-
-    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-    from mcp.server.transport_security import TransportSecuritySettings
-    from starlette.applications import Starlette
-    from starlette.routing import Route
-
-    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*", *(f"{h}:*" for h in allowed_hosts)]
-    if not local_host(host):
-        hosts.append(f"{host}:*")
-    security = TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
-                                         allowed_origins=[f"http://{h}" for h in hosts] + [f"https://{h}" for h in hosts])
-    manager = StreamableHTTPSessionManager(app=app.server(), security_settings=security)
-
-    class Endpoint:  # an ASGI app as the route's endpoint (an instance: Starlette passes scope, receive, send)
-        async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-            await manager.handle_request(scope, receive, send)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(_: Any):
-        async with manager.run():
-            yield
-
-    return Starlette(routes=[Route(path, endpoint=Endpoint(), methods=["GET", "POST", "DELETE"])], lifespan=lifespan)
