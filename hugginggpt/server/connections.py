@@ -154,7 +154,9 @@ def uvicorn_config(app: Any, *, host: str, port: int, deadlines: Deadlines = Dea
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
-    """A socket bound to ``host``:``port`` (as uvicorn binds one); ``OSError`` when it cannot be."""
+    """A socket bound to ``host``:``port`` (as uvicorn binds one; an IPv6 address with or without its
+    brackets); ``OSError`` when it cannot be."""
+    host = host.strip("[]")
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
