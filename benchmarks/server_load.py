@@ -1,6 +1,7 @@
 """`hugginggpt serve` under load: requests per minute and latency percentiles over real HTTP.
 
     python benchmarks/server_load.py                      # scripted controller, local tools, 100 concurrent
+    python benchmarks/server_load.py --quick              # seconds: the same, 10 concurrent
     python benchmarks/server_load.py --gguf $(../shared/models/fetch-gguf qwen2.5-coder-1.5b) -n 6 -c 2
 
 Scripted (default): one in-process uvicorn server whose controller plans from the request itself
@@ -174,14 +175,15 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=None, help="requests (default 100 scripted, 6 gguf)")
     parser.add_argument("-c", "--concurrency", type=int, default=2, help="gguf: requests in flight (default 2)")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--quick", action="store_true", help="seconds: scripted, 10 requests")
     args = parser.parse_args()
     if args.gguf:
         result = gguf(args.gguf, args.n or 6, args.concurrency, args.port)
     else:
-        result = scripted(args.n or 100)
+        result = scripted(args.n or (10 if args.quick else 100))
     for key, value in result.items():
         print(f"{key:>20}: {value:.2f}" if isinstance(value, float) else f"{key:>20}: {value}")
-    out = ROOT / "results" / f"server_load_{result['mode']}.json"
+    out = ROOT / "results" / f"server_load_{result['mode']}{'-quick' if args.quick else ''}.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({**result, "cpu": os.cpu_count(), "load": os.getloadavg()}, indent=2))
 
