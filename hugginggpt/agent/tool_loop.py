@@ -6,7 +6,6 @@ model's turns and decides the next step (``_loop``)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
@@ -18,10 +17,11 @@ from langchain_core.tools import BaseTool
 
 from hugginggpt.agent import events as ev
 from hugginggpt.agent.limits import RunLimits
-from hugginggpt.agent.llm_call import LLMReply, acall_llm, bubbles_up
-from hugginggpt.agent.observations import clip_observation, repeat_note, tool_error
+from hugginggpt.agent.llm_call import LLMReply, acall_llm
+from hugginggpt.agent.observations import clip_observation, repeat_note
 from hugginggpt.agent.response import check_answer, fallback_answer, known_files
 from hugginggpt.agent.run import Agent, AgentRun
+from hugginggpt.agent.tool_call import ToolCall, invoke_tool
 from hugginggpt.agent.tool_trace import ToolTrace
 from hugginggpt.llm.content import content_text
 from hugginggpt.llm.token_limits import TURN_MAX_TOKENS, bounded, token_limit
@@ -109,34 +109,29 @@ class ToolLoopAgent(Agent):
         if run.budget.stop_reason is not None or not run.budget.take_step():
             return ToolMessage(f"not run: {run.budget.stop_reason}", tool_call_id=call_id, name=name, status="error")
         step = calls.start(name, args)
-        await _report(run, step)
-        try:
-            async with asyncio.timeout(run.budget.remaining_s):
-                reply = await invoke({**call, "args": args, "id": call_id, "type": "tool_call"})
-        except TimeoutError:
-            run.budget.run_out_of_time()
-            calls.fail(step, f"{name}: timed out after {run.budget.limits.time_budget_s:g} s (the run's time budget)")
-        except Exception as error:  # a tool that raises instead of answering with an error message
-            if bubbles_up(error):
-                raise
-            calls.fail(step, tool_error(name, error))
-        else:
-            if not isinstance(reply, ToolMessage):  # a Command (LangGraph): nothing to observe
-                calls.finish(step, {})
-                await _report(run, step)
-                return reply
-            if reply.status == "error":
-                calls.fail(step, tool_error(name, content_text(reply)))
-            else:
-                # The model sees the tool's text, clipped (the envelope stays whole in the results),
-                # the same text when it repeats the call (``repeat_note``).
-                text = content_text(reply)
-                shown = clip_observation(text)
-                calls.finish(step, reply.artifact if isinstance(reply.artifact, dict) else text, shown)
-                await _report(run, step)
-                return reply if shown == text else reply.model_copy(update={"content": shown})
-        await _report(run, step)
-        return ToolMessage(step.observation, tool_call_id=call_id, name=name, status="error")
+        budget = run.budget
+
+        async def run_tool(resolved: dict[str, Any]) -> Any:
+            return await invoke({**call, "args": resolved, "id": call_id, "type": "tool_call"})
+
+        outcome = await invoke_tool(run, ToolCall(step.id, name, run_tool, args, shown_args=step.recorded_args,
+                                                  dep=step.dep), budget.remaining_s,
+                                    timeout_label=f"{budget.limits.time_budget_s:g} s (the run's time budget)")
+        if outcome.timed_out:
+            budget.run_out_of_time()
+        if outcome.status == "failed":
+            calls.fail(step, outcome.error or name)
+            return ToolMessage(step.observation, tool_call_id=call_id, name=name, status="error")
+        reply = outcome.reply
+        if not isinstance(reply, ToolMessage):  # a Command (LangGraph): nothing to observe
+            calls.finish(step, outcome.result)
+            return reply
+        # The model sees the tool's text, clipped (the envelope stays whole in the results), the same
+        # text when it repeats the call (``repeat_note``).
+        text = content_text(reply)
+        shown = clip_observation(text)
+        calls.finish(step, outcome.result, shown)
+        return reply if shown == text else reply.model_copy(update={"content": shown})
 
 
 def _evidence(run: AgentRun, calls: ToolTrace) -> str:
@@ -144,9 +139,3 @@ def _evidence(run: AgentRun, calls: ToolTrace) -> str:
     model was shown of each call, and the results themselves."""
     shown = [run.request.user_text(), run.budget.stop_reason or "", *(step.observation for step in calls.steps)]
     return "\n".join([*shown, json.dumps(calls.results, ensure_ascii=False, default=str)])
-
-
-async def _report(run: AgentRun, step: Any) -> None:
-    name, fields = step.event()
-    await run.emit(name, **fields)
-
