@@ -16,10 +16,10 @@ from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool
 
 from hugginggpt.agent import events as ev
+from hugginggpt.agent.answer_check import checked_answer, known_files
 from hugginggpt.agent.limits import RunLimits
 from hugginggpt.agent.llm_call import LLMReply, acall_llm
 from hugginggpt.agent.observations import clip_observation, repeat_note
-from hugginggpt.agent.response import check_answer, fallback_answer, known_files
 from hugginggpt.agent.run import Agent, AgentRun
 from hugginggpt.agent.tool_call import ToolCall, invoke_tool
 from hugginggpt.agent.tool_trace import ToolTrace
@@ -55,22 +55,17 @@ class ToolLoopAgent(Agent):
 
     async def _steps(self, run: AgentRun) -> AsyncIterator[dict[str, Any]]:
         calls = ToolTrace()
-        try:
-            answer = await self._loop(run, calls)
-        finally:
-            run.trace.set("plan", calls.plan)
-            run.trace.set("results", calls.results)
+        async with run.stage("execution") as stage:
+            try:
+                answer = await self._loop(run, calls)
+            finally:  # a run that fails half-way keeps the calls it made
+                stage.record(plan=calls.plan, results=calls.results)
         results = calls.results
-        if not answer.strip():  # the user still learns what ran and what it produced
-            answer = fallback_answer(results)
-            run.trace.set("response_fallback", answer)
-        evidence = _evidence(run, calls) if calls.steps else None
-        answer, invented, numbers = check_answer(answer, known_files(results, run.request.files), evidence)
-        run.trace.set("invented_paths", invented)
-        if numbers:
-            run.trace.set("invented_numbers", numbers)
-        await run.emit(ev.RESPONSE, output=answer, invented_paths=invented)
-        yield {"plan": calls.plan, "results": results, "output": answer}
+        async with run.stage("response") as stage:
+            evidence = _evidence(run, calls) if calls.steps else None
+            checked = checked_answer(answer, known_files(results, run.request.files), evidence, results)
+            stage.answered(checked)
+        yield {"plan": calls.plan, "results": results, "output": checked.text}
 
     @property
     def turn_llm(self) -> BaseChatModel:
