@@ -35,12 +35,22 @@ from urllib.parse import urlsplit
 from hugginggpt.errors import ConfigError
 from hugginggpt.paths import expand_home
 
-#: The embedded controller used when nothing else is configured (downloaded once into the HF cache).
-EMBEDDED_DEFAULT_LLM = "gguf:Qwen/Qwen2.5-1.5B-Instruct-GGUF/qwen2.5-1.5b-instruct-q4_k_m.gguf"
+#: The embedded controller used when nothing else is configured: Qwen2.5-Coder-1.5B-Instruct, Q4_K_M (1.1 GB,
+#: sha256 cc324af0...bb046), downloaded once from the Hub into the HF cache. The planning figures in the
+#: README and docs/results are measured on this file.
+EMBEDDED_DEFAULT_LLM = "gguf:Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 #: The hosted controller used when only ``OPENAI_API_KEY`` is set.
 HOSTED_DEFAULT_LLM = "openai:gpt-4o-mini"
 
-AGENTS = ("global", "react", "tools")
+#: THE agent registry: each agent's name (``--agent``, ``HUGGINGGPT_AGENT``, the server's ``model``) and the
+#: module and class that implement it, imported only when one is built. ``AGENTS`` (the names),
+#: ``build.make_agent``, ``hugginggpt.agent``'s lazy attributes and ``eval.compare`` all read it.
+AGENT_CLASSES: dict[str, tuple[str, str]] = {
+    "global": ("hugginggpt.agent.global_plan", "GlobalPlanAgent"),
+    "react": ("hugginggpt.agent.react", "ReActAgent"),
+    "tools": ("hugginggpt.agent.function_calling", "FunctionCallingAgent"),
+}
+AGENTS = tuple(AGENT_CLASSES)
 EXECUTION_POLICIES = ("local", "remote", "hybrid")
 
 PREFIX = "HUGGINGGPT_"
@@ -66,7 +76,7 @@ class Setting:
 #: config file > default), then the ones read where they act.
 TABLE: tuple[Setting, ...] = (
     Setting("HUGGINGGPT_LLM", None, "controller LLM spec (`--llm`); unset: `openai:gpt-4o-mini` when "
-            "`OPENAI_API_KEY` is set, else the embedded GGUF (Qwen2.5-1.5B-Instruct)"),
+            "`OPENAI_API_KEY` is set, else the embedded GGUF (Qwen2.5-Coder-1.5B-Instruct, Q4_K_M, from the Hub)"),
     Setting("HUGGINGGPT_BASE_URL", None, "OpenAI-compatible server of the controller LLM (`--base-url`)"),
     Setting("HUGGINGGPT_AGENT", "global", "agent (`--agent`): `global`, `react` or `tools`"),
     Setting("HUGGINGGPT_EXECUTION", "hybrid", "where tasks run (`--execution`): `local`, `remote` or `hybrid`"),

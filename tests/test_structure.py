@@ -213,6 +213,29 @@ def test_the_plan_schema_is_made_in_tools_schemas_only():
     assert written == []
 
 
+def test_the_agent_registry_is_config_s_only():
+    """Our agents are registered once, in ``config.AGENT_CLASSES`` (name -> module, class): no other module
+    spells an agent's class or module as a string, or lists the agents' names itself (the CLI, the server,
+    ``build``, ``hugginggpt.agent`` and ``eval.compare`` read the registry)."""
+    from hugginggpt.config import AGENT_CLASSES
+
+    spelled = {part for entry in AGENT_CLASSES.values() for part in entry}
+    names = set(AGENT_CLASSES)
+    owners = {"hugginggpt.config", *(module for module, _ in AGENT_CLASSES.values())}  # an agent may name itself
+    found = []
+    for name, path in _module_names().items():
+        if name in owners:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in spelled:
+                found.append(f"{name}: {node.value!r}")
+            elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+                values = {e.value for e in node.elts if isinstance(e, ast.Constant)}
+                if names <= values:
+                    found.append(f"{name}: a list of the agents' names")
+    assert found == []
+
+
 # ------------------------------------------------------------------ one home per policy
 
 

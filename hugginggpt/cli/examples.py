@@ -36,8 +36,8 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
         ("hugginggpt models image-to-text", "the catalog's candidates, local ones marked"),
         ("hugginggpt models summarization -k 10 --refresh", "the Hub's current top ten"),
         ("hugginggpt models pull summarization", "download the task's top model ahead of a run"),
-        ("hugginggpt models pull gguf:Qwen/Qwen2.5-1.5B-Instruct-GGUF/qwen2.5-1.5b-instruct-q4_k_m.gguf",
-         "download a controller GGUF"),
+        ("hugginggpt models pull gguf:Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+         "download the default controller GGUF"),
     ],
     "score": [
         ("hugginggpt score --data taskbench/multimedia --predictions predictions.jsonl", ""),
@@ -49,6 +49,13 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
          "plans of the three agents, scored"),
         ("hugginggpt compare --data taskbench/multimedia --agents global --llm gguf:model.gguf "
          "--split test --critic gguf:model.gguf", "with the critic's pass rate"),
+        ("hugginggpt compare --data taskbench/multimedia --llm openai:Qwen/Qwen2.5-7B-Instruct "
+         "--base-url http://127.0.0.1:8000/v1 --concurrency 32", "a vLLM server, 32 requests at once per agent"),
+        ("hugginggpt compare --data taskbench/multimedia --llm openai:MODEL --base-url URL --shard 2/4 --out part2",
+         "the second of four parts; `hugginggpt merge` joins the parts"),
+    ],
+    "merge": [
+        ("hugginggpt merge part1 part2 part3 part4 --out merged", "the report of the four shards together"),
     ],
     "mcp": [
         ("hugginggpt mcp --allow ~/Pictures", "stdio, for Claude Desktop and other MCP clients"),

@@ -10,8 +10,10 @@ import argparse
 import importlib
 import sys
 
+from hugginggpt.cli import exit_codes
+
 # name -> module under hugginggpt.cli that registers it
-SUBCOMMANDS = ["run", "chat", "tools", "models", "score", "compare", "serve", "mcp"]
+SUBCOMMANDS = ["run", "chat", "tools", "models", "score", "compare", "merge", "serve", "mcp"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,18 +79,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
-        return 2
+        return exit_codes.USAGE
     try:
-        return int(args.func(args) or 0)
+        return int(args.func(args) or exit_codes.OK)
     except KeyboardInterrupt:
         print("hugginggpt: interrupted", file=sys.stderr)
-        return 130
+        return exit_codes.INTERRUPTED
     except HuggingGPTError as exc:
         print(f"hugginggpt: error: {exc}", file=sys.stderr)
-        return 1
+        return exit_codes.ERROR
     except (OSError, ValueError) as exc:  # a file, folder or value the OS or a library refused: one line
         print(f"hugginggpt: error: {error_line(exc)}", file=sys.stderr)
-        return 1
+        return exit_codes.ERROR
 
 
 if __name__ == "__main__":

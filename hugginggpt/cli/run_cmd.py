@@ -1,6 +1,8 @@
 """`hugginggpt run "REQUEST"`: one request through an agent, live progress on stderr, answer on stdout.
 
-The agent is assembled from the settings by ``hugginggpt.build`` (as the server does).
+The agent is assembled from the settings by ``hugginggpt.build`` (as the server does). The exit status
+tells a script how the run went (``exit_codes``): 0 when the request was answered (every task, some of
+them, or none needed), 3 when tasks ran and none produced a result, 1 for an error that stopped the run.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import sys
 from typing import Any
 
 from hugginggpt import build
+from hugginggpt.cli import exit_codes
 from hugginggpt.config import AGENTS, EXECUTION_POLICIES, Settings, load_settings
 from hugginggpt.errors import AgentInputError, HuggingGPTError, ResourceError
 from hugginggpt.paths import expand_home
@@ -32,14 +35,26 @@ def add_agent_arguments(parser: argparse.ArgumentParser, *, request_options: boo
         parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
 
 
+def run_status(output: dict[str, Any]) -> str:
+    """``ok`` (every task produced its result, or there was none to run), ``partial`` (some did) or
+    ``failed`` (tasks ran and none produced a result), from the output's ``results``."""
+    results = output.get("results") or {}
+    statuses = [outcome.get("status") for outcome in results.values() if isinstance(outcome, dict)]
+    if not statuses or all(status == "ok" for status in statuses):
+        return "ok"
+    return "partial" if "ok" in statuses else "failed"
+
+
 def register(subparsers: Any) -> None:
     from hugginggpt.cli.examples import help_options
 
-    parser = subparsers.add_parser("run", help="solve one request", description=__doc__.splitlines()[0],
-                                   **help_options("run"))
+    options = help_options("run")
+    options["epilog"] = exit_codes.help_block() + "\n\n" + options["epilog"]
+    parser = subparsers.add_parser("run", help="solve one request", description=__doc__.splitlines()[0], **options)
     parser.add_argument("request", help="what to do, in plain words")
     add_agent_arguments(parser)
-    parser.add_argument("--json", action="store_true", help="print the whole output object as JSON")
+    parser.add_argument("--json", action="store_true",
+                        help="print the whole output object as JSON, with its status: ok, partial or failed")
     parser.set_defaults(func=command)
 
 
@@ -55,12 +70,15 @@ def settings_from(args: argparse.Namespace) -> Settings:
 
 
 def input_files(paths: list[str]) -> list[str]:
-    """Absolute paths of the user's input files; a missing one stops the run before any model loads."""
+    """Absolute paths of the user's input files; a missing one, or one that is no regular file (a folder,
+    ``/dev/zero``, a FIFO), stops the run before any model loads or LLM is called."""
     files = []
     for raw in paths:
         path = expand_home(raw)
         if not path.exists():
             raise ResourceError(None, f"input file not found: {raw}")
+        if not path.is_file():
+            raise ResourceError(None, f"input file is not a regular file: {raw}")
         files.append(str(path.resolve()))
     return files
 
@@ -82,8 +100,12 @@ def stream_run(agent: Any, request: dict[str, Any], progress: Any) -> dict[str, 
 
 
 def print_output(output: dict[str, Any], as_json: bool) -> None:
-    """Print the answer (or the whole output) in one write, so a failure never leaves half of it."""
-    text = json.dumps(output, indent=2, ensure_ascii=False, default=str) if as_json else str(output.get("output", ""))
+    """Print the answer (or the whole output and its ``status``) in one write, so a failure never
+    leaves half of it."""
+    if as_json:
+        text = json.dumps({**output, "status": run_status(output)}, indent=2, ensure_ascii=False, default=str)
+    else:
+        text = str(output.get("output", ""))
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
 
@@ -101,4 +123,4 @@ def command(args: argparse.Namespace) -> int:
     with StageProgress(enabled=not args.quiet) as progress:
         output = stream_run(agent, request, progress)
     print_output(output, args.json)
-    return 0
+    return exit_codes.NO_RESULT if run_status(output) == "failed" else exit_codes.OK

@@ -6,8 +6,17 @@ plan in the agent contract's format (``[{"task", "id", "args"}]``, ``<resource>-
 ``history`` the earlier turns (``[{"role", "content"}]``). All tasks of the task table are offered, as
 the product offers them.
 
-The split is fixed by a rule, as TaskBench's (``eval/splits.py``): within each language group (English,
-other), requests are ordered by ``sha256(SALT + id)`` and the first half (rounded up) is the test part.
+A translation's ``source`` is ``translation:ID``, the id of the English request it says again.
+
+The split is fixed by a rule that adding requests never changes for the requests already there:
+
+- the set's first 169 requests (``r001``-``r169``, ``V1_IDS``) keep the part the first rule gave them:
+  within each language group (English, other), ordered by ``sha256(SALT + id)``, the first half
+  (rounded up) is the test part;
+- every later request is in the test part when ``sha256(SALT_V2 + group id)``, read as a fraction,
+  is below one half, where the group id is the id of the English request a translation translates,
+  else the request's own id; a translation of a first-version request takes that request's part.
+  So a request and its translations are always in the same part.
 
 Scores, per request then summed over a set (micro):
 - exact: the plan's task list equals the gold's as a multiset (order aside);
@@ -25,11 +34,15 @@ from pathlib import Path
 from typing import Any
 
 from hugginggpt.errors import DatasetError
-from hugginggpt.eval.splits import in_split, stratified_split
+from hugginggpt.eval.splits import hash_fraction, in_split, stratified_split
 from hugginggpt.tools.resources.refs import ref_ids
 
 SALT = "hugginggpt-real-requests-split-v1:"
+SALT_V2 = "hugginggpt-real-requests-split-v2:"
 TEST_FRACTION = 0.5
+#: The requests of the set's first version, split by its rule among themselves.
+V1_IDS = frozenset(f"r{n:03d}" for n in range(1, 170))
+TRANSLATION = "translation:"
 
 
 @dataclass(frozen=True)
@@ -49,6 +62,11 @@ class RealRequest:
         """``en`` or ``other``: the split is stratified by it."""
         return "en" if self.lang == "en" else "other"
 
+    @property
+    def split_group(self) -> str:
+        """The id whose part this request takes: the request a translation translates, else its own."""
+        return self.source.removeprefix(TRANSLATION) if self.source.startswith(TRANSLATION) else self.id
+
 
 def load_real_requests(path: str | Path) -> list[RealRequest]:
     """The set in ``path``; ``DatasetError`` naming the line when one cannot be read."""
@@ -66,9 +84,20 @@ def load_real_requests(path: str | Path) -> list[RealRequest]:
     return rows
 
 
-def split_ids(requests: Iterable[RealRequest], test_fraction: float = TEST_FRACTION) -> dict[str, list[str]]:
-    """``{"dev": [...], "test": [...]}`` by the rule of the module docstring."""
-    return stratified_split(requests, lambda r: r.group, ("en", "other"), salt=SALT, test_fraction=test_fraction)
+def split_ids(requests: Iterable[RealRequest]) -> dict[str, list[str]]:
+    """``{"dev": [...], "test": [...]}`` by the rule of the module docstring (``requests``: the whole
+    set, since the first-version requests are split among themselves)."""
+    requests = list(requests)
+    parts = stratified_split([r for r in requests if r.id in V1_IDS], lambda r: r.group, ("en", "other"),
+                             salt=SALT, test_fraction=TEST_FRACTION)
+    first_test = set(parts["test"])
+    for request in requests:
+        if request.id in V1_IDS:
+            continue
+        group = request.split_group
+        test = group in first_test if group in V1_IDS else hash_fraction(group, SALT_V2) < TEST_FRACTION
+        parts["test" if test else "dev"].append(request.id)
+    return parts
 
 
 def select_split(requests: Sequence[RealRequest], split: str | None) -> list[RealRequest]:

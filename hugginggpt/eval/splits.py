@@ -29,6 +29,12 @@ def split_key(sample_id: str, salt: str = SALT) -> str:
     return hashlib.sha256((salt + str(sample_id)).encode("utf-8")).hexdigest()
 
 
+def hash_fraction(key: str, salt: str) -> float:
+    """Where ``key`` falls in [0, 1) by ``sha256(salt + key)``: the same for a key whatever else is split
+    with it (a key is in a part of fraction f when this is below f)."""
+    return int(split_key(key, salt)[:16], 16) / 16**16
+
+
 def stratified_split(items: Iterable[Any], stratum: Callable[[Any], str], strata: Sequence[str], *, salt: str,
                      test_fraction: float) -> dict[str, list[str]]:
     """``{"dev": [...], "test": [...]}``: the ids of ``items`` (each with an ``id``). Within each stratum

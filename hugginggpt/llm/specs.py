@@ -5,7 +5,7 @@
     huggingface:meta-llama/Llama-3.1-8B-Instruct   Hugging Face Inference Providers (HF_TOKEN), or a
                                              TGI/Inference Endpoint with base_url
     gguf:/path/to/model.gguf                 the embedded llama.cpp model, from a local file
-    gguf:Qwen/Qwen2.5-1.5B-Instruct-GGUF/qwen2.5-1.5b-instruct-q4_k_m.gguf   a Hub file, downloaded once
+    gguf:Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf   a Hub file, downloaded once
     anthropic:claude-... etc.                any other init_chat_model provider
 
 Every failure is an ``LLMError`` with one line saying what to do; no key or token ever appears in it.

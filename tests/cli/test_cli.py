@@ -109,6 +109,66 @@ def test_run_passes_existing_files_and_rejects_missing(monkeypatch, capsys, tmp_
     assert "input file not found" in capsys.readouterr().err
 
 
+def failing_tool() -> StructuredTool:
+    def shout(text: str) -> dict:
+        """Shout a text."""
+        raise ValueError("the loudspeaker is broken")
+
+    return StructuredTool.from_function(shout, name="shout-text")
+
+
+@pytest.fixture
+def react_with(monkeypatch):
+    """The real ReAct agent on a script of actions over a tool that works and one that always fails."""
+    def use(*actions: str, answer: str = "done"):
+        script = [AIMessage(f"Thought: go\nAction: {name}\nAction Input: {{\"text\": \"hello\"}}") for name in actions]
+        script.append(AIMessage(f"Thought: I now know the final answer\nFinal Answer: {answer}"))
+        monkeypatch.setattr(build, "make_llm", lambda settings: FakeMessagesListChatModel(responses=script))
+        monkeypatch.setattr(build, "make_tools", lambda settings, catalog=None: [reverse_tool(), failing_tool()])
+    return use
+
+
+def test_run_exits_3_when_no_task_produced_a_result(react_with, capsys):
+    react_with("shout-text", answer="I could not shout it")
+    assert main(["run", "shout hello", "--agent", "react", "-q"]) == 3
+    assert capsys.readouterr().out == "I could not shout it\n"  # the answer still goes to stdout
+    assert main(["run", "shout hello", "--agent", "react", "-q", "--json"]) == 3
+    output = json.loads(capsys.readouterr().out)
+    assert output["status"] == "failed"
+    assert [(r["task"], r["status"]) for r in output["results"].values()] == [("shout-text", "failed")]
+    assert "loudspeaker is broken" in output["results"]["0"]["error"]
+
+
+def test_run_partial_success_exits_0_and_json_lists_the_failure(react_with, capsys):
+    react_with("reverse-text", "shout-text")
+    assert main(["run", "reverse and shout hello", "--agent", "react", "-q", "--json"]) == 0
+    output = json.loads(capsys.readouterr().out)
+    assert output["status"] == "partial"
+    assert sorted((r["task"], r["status"]) for r in output["results"].values()) == [
+        ("reverse-text", "ok"), ("shout-text", "failed")]
+
+
+def test_run_without_tasks_or_with_every_task_done_exits_0(react_with, scripted_react, capsys):
+    assert main(["run", "reverse hello", "--agent", "react", "-q", "--json"]) == 0  # every task done
+    assert json.loads(capsys.readouterr().out)["status"] == "ok"
+    react_with(answer="hello to you")  # no task needed
+    assert main(["run", "say hello", "--agent", "react", "-q", "--json"]) == 0
+    output = json.loads(capsys.readouterr().out)
+    assert (output["status"], output["results"], output["output"]) == ("ok", {}, "hello to you")
+
+
+def test_run_help_lists_the_exit_codes(capsys):
+    from hugginggpt.cli import exit_codes
+
+    with pytest.raises(SystemExit) as info:
+        main(["run", "--help"])
+    assert info.value.code == 0
+    page = capsys.readouterr().out
+    block = page.split("exit status:\n", 1)[1].split("\n\n", 1)[0]
+    assert [int(line.split()[0]) for line in block.splitlines() if line.startswith("  ") and line.split()[0].isdigit()] \
+        == [0, 1, 2, 3, 130] == list(exit_codes.MEANINGS)
+
+
 def test_usage_errors_exit_2(capsys):
     with pytest.raises(SystemExit) as info:
         main(["run", "x", "--agent", "nosuch"])

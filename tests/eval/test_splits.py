@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hugginggpt.errors import HuggingGPTError
-from hugginggpt.eval.splits import select_split, split_document, split_ids, split_key
+from hugginggpt.eval.splits import hash_fraction, select_split, split_document, split_ids, split_key
 from hugginggpt.eval.taskbench import GRAPH_TYPES, TaskBenchSample
 
 SPLIT_FILE = Path(__file__).resolve().parents[2] / "docs" / "results" / "splits" / "taskbench-huggingface.json"
@@ -31,6 +31,15 @@ def test_split_is_stratified_disjoint_and_independent_of_order():
     assert select_split(samples, "all") == samples
     with pytest.raises(HuggingGPTError, match="--split"):
         select_split(samples, "train")
+
+
+def test_hash_fraction_places_each_key_alone_and_about_half_below_one_half():
+    keys = [f"k{i}" for i in range(1000)]
+    fractions = [hash_fraction(k, "salt:") for k in keys]
+    assert all(0 <= f < 1 for f in fractions)
+    assert fractions == [hash_fraction(k, "salt:") for k in keys]
+    assert fractions != [hash_fraction(k, "other salt:") for k in keys]
+    assert 430 <= sum(f < 0.5 for f in fractions) <= 570
 
 
 def test_the_split_file_in_the_repository_is_what_the_rule_gives(taskbench):

@@ -116,7 +116,7 @@ def test_without_any_local_candidate_hybrid_goes_remote(tmp_path, server, remote
 def test_local_policy_never_calls_remote(tmp_path, server, remote, catalog):
     hybrid = HybridExecutor(FirstSentenceSummarizer(set()), remote, catalog=catalog, policy="local")
     assert not hybrid.can_run("summarization", None)
-    with pytest.raises(ModelLoadError, match="cannot run locally") as info:
+    with pytest.raises(ModelLoadError, match=r"no model can run it on this machine \(execution policy 'local'\)") as info:
         hybrid.run(summarize(tmp_path))
     assert info.value.task == "summarization"
     assert server.requests == []
@@ -221,3 +221,64 @@ def test_settings_pass_the_endpoint_to_the_executor_without_the_environment(monk
     executor = tools[0]._runtime.executor
     assert executor.policy == "remote" and executor.remote.endpoint == "http://127.0.0.1:9/tgi"
     assert "HUGGINGGPT_ENDPOINT" not in os.environ
+
+
+# ------------------------------------------------------------------ why a task cannot run: what to do
+
+
+def shipped_catalog() -> ModelCatalog:
+    return ModelCatalog(shipped=True, scan_hf_cache=False)
+
+
+def test_without_torch_a_local_only_task_says_which_extra_to_install(monkeypatch, tmp_path):
+    """As in an install with only the openai extra: Canny has no Inference API, and no torch here."""
+    monkeypatch.setitem(sys.modules, "torch", None)
+    monkeypatch.delenv("HUGGINGGPT_EXECUTION", raising=False)
+    monkeypatch.delenv("HUGGINGGPT_ENDPOINT", raising=False)
+    executor = default_executor(shipped_catalog())
+    with pytest.raises(ModelLoadError) as info:
+        executor.route("canny-control", None)
+    assert str(info.value) == (
+        "canny-control: no model can run it here: locally, torch not installed: pip install 'hugginggpt[local]'; "
+        "remotely, the Inference API has no canny-control task (it runs only on this machine)")
+    with pytest.raises(ModelLoadError) as info:  # a drawing task on a folder here needs diffusers too
+        executor.route("text-to-image", str(tmp_path))
+    assert str(info.value) == (
+        f"text-to-image: model {str(tmp_path)!r} cannot run here: locally, torch not installed: pip install "
+        f"'hugginggpt[local,diffusers]'; remotely, {tmp_path} is a folder on this machine, which a remote server "
+        "cannot read")
+
+
+def test_a_missing_extra_is_named_by_the_local_executor(monkeypatch):
+    monkeypatch.setitem(sys.modules, "diffusers", None)
+    local = LocalExecutor(shipped_catalog(), device="cpu")
+    assert local.why_not("text-to-image", None) == "the 'diffusers' package is not installed (pip install 'hugginggpt[diffusers]')"
+    assert local.why_not("tabular-regression", None) == "it has no local implementation"
+    hybrid = HybridExecutor(local, RemoteExecutor(), catalog=shipped_catalog())
+    with pytest.raises(ModelLoadError) as info:  # and nothing serves it remotely either
+        hybrid.route("tabular-regression", None)
+    assert str(info.value).startswith("tabular-regression: no model can run it here: locally, it has no local "
+                                      "implementation; remotely, no Inference Provider serves tabular-regression")
+
+
+def test_a_model_not_on_this_machine_says_how_to_give_one(tmp_path):
+    local = LocalExecutor(shipped_catalog(), device="cpu")
+    hybrid = HybridExecutor(local, RemoteExecutor(), catalog=shipped_catalog(), policy="local")
+    with pytest.raises(ModelLoadError) as info:
+        hybrid.route("summarization", str(tmp_path / "missing"))
+    assert str(info.value) == (
+        f"summarization: model {str(tmp_path / 'missing')!r} cannot run on this machine (execution policy 'local'): "
+        "it is not on this machine (give a folder with --local-model summarization=DIR, or let --execution local "
+        "download it)")
+
+
+def test_offline_without_an_endpoint_says_what_to_unset_or_give(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", True)
+    hybrid = HybridExecutor(None, RemoteExecutor(), catalog=shipped_catalog(), policy="remote")
+    with pytest.raises(ModelLoadError) as info:
+        hybrid.route("image-to-text", "Salesforce/blip-image-captioning-base")
+    assert str(info.value) == (
+        "image-to-text: model 'Salesforce/blip-image-captioning-base' cannot run on the remote endpoint "
+        "(execution policy 'remote'): HF_HUB_OFFLINE=1 turns Hugging Face's hosted inference off (unset it, or "
+        "give your own server with --endpoint URL)")

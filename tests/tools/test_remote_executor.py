@@ -171,6 +171,12 @@ def test_feature_extraction_returns_the_vector(server, ws):
     assert json.dumps(result)  # plain JSON, no numpy
 
 
+def test_feature_extraction_from_a_server_that_answers_a_batch_is_one_vector(server, ws):
+    """A TEI server answers one text with a batch of one pooled vector: the result is that vector."""
+    result = endpoint_for(server, "tei-embed").run(call("feature-extraction", ws, text="abba"))
+    assert len(result["data"]) == 26 and result["data"][0] == pytest.approx(math.sqrt(0.5), abs=1e-5)
+
+
 def test_conversational_uses_chat_completions(server, ws):
     result = endpoint_for(server, "tgi").run(call("conversational", ws, text="hello"))
     assert result == {"text": "You said: hello"}
@@ -289,3 +295,46 @@ def test_parallel_calls_share_one_executor(server, ws, tmp_path):
 async def test_arun_works_in_an_event_loop(server, ws):
     result = await endpoint_for(server, "summarization").arun(call("summarization", ws, text="Yes. No."))
     assert result["text"] == "Yes."
+
+
+# ------------------------------------------------------------------ offline mode: no Hub, your own server
+
+
+@pytest.fixture
+def hub_offline(monkeypatch):
+    """``HF_HUB_OFFLINE=1`` as huggingface_hub reads it (at import, into ``constants``)."""
+    import huggingface_hub.constants
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+
+
+def test_offline_mode_still_asks_the_server_the_user_named(server, ws, tmp_path, hub_offline):
+    from huggingface_hub import InferenceClient
+    from huggingface_hub.errors import OfflineModeIsEnabled
+
+    with pytest.raises(OfflineModeIsEnabled):  # what huggingface_hub's own session does with any URL
+        InferenceClient(timeout=5).feature_extraction("abba", model=f"{server.url}/feature-extraction")
+    result = endpoint_for(server, "feature-extraction").run(call("feature-extraction", ws, text="abba"))
+    assert result["data"][0] == pytest.approx(math.sqrt(0.5), abs=1e-5)
+    image = endpoint_for(server, "text-to-image").run(call("text-to-image", ws, text="a blue square"))
+    assert Image.open(image["image"]).format == "PNG"  # the image task's Accept header too
+    from tests.inference_server import _image_to_text
+
+    picture = png(tmp_path / "a.png")
+    caption = endpoint_for(server, "image-to-text").run(call("image-to-text", ws, image=str(picture)))
+    assert caption["text"] == _image_to_text(picture.read_bytes(), {})[0]["generated_text"] == "a 40x30 grey picture"
+    assert [r["path"] for r in server.requests] == ["/feature-extraction", "/text-to-image", "/image-to-text"]
+
+
+def test_offline_mode_errors_of_the_users_server_are_still_read(server, ws, hub_offline):
+    with pytest.raises(RemoteInferenceError, match=r"HTTP 404 .*\(is the model id right"):
+        endpoint_for(server, "no-such-task", max_retries=0).run(call("summarization", ws, text="x"))
+
+
+def test_offline_mode_without_a_server_of_ones_own_says_what_to_unset(ws, hub_offline):
+    with pytest.raises(RemoteInferenceError) as info:
+        RemoteExecutor(max_retries=0).run(call("summarization", ws, model="facebook/bart-large-cnn", text="A text."))
+    assert str(info.value) == (
+        "summarization: provider 'auto' was not asked for model facebook/bart-large-cnn: HF_HUB_OFFLINE=1 keeps "
+        "huggingface_hub off Hugging Face's servers (unset it, or name your own server with --endpoint URL)")

@@ -32,6 +32,11 @@ class Executor(ABC):
     def can_run(self, task: str, model: str | None) -> bool:
         """Whether this executor can run ``task`` on ``model`` (None: its default model) without trying."""
 
+    def why_not(self, task: str, model: str | None) -> str:
+        """Why ``can_run(task, model)`` is False, in words that say what to install or configure
+        ("" when it can run). Executors that know more say more."""
+        return "" if self.can_run(task, model) else f"the {self.name} executor cannot run it"
+
     @abstractmethod
     def run(self, call: TaskCall) -> dict[str, Any]:
         """Run the call and return the result envelope (see docs/ARCHITECTURE.md)."""

@@ -88,7 +88,7 @@ class HybridExecutor(Executor):
         for backend in self.backends:
             if backend.can_run(task, model):
                 return backend, model
-        raise ModelLoadError(task, self._no_backend_cause(model))
+        raise ModelLoadError(task, self._no_backend_cause(task, model))
 
     def pick_model(self, task: str) -> str | None:
         """The model the user named for the task, else the first catalog candidate on disk (unless
@@ -151,13 +151,27 @@ class HybridExecutor(Executor):
         card = preferred(task) if preferred is not None and model else None
         return card is not None and card.id == model
 
-    def _no_backend_cause(self, model: str | None) -> str:
-        what = f"model {model!r}" if model else "no model was given and the catalog has none that"
+    def _no_backend_cause(self, task: str, model: str | None) -> str:
+        """Why no backend the policy allows can run ``task`` on ``model``: each one's reason, in words
+        that say what to install (an extra) or configure (a model folder, an endpoint, the policy)."""
+        local = remote = ""
+        if self.policy != "remote":
+            local = (self.local.why_not(task, model) if self.local is not None else local_unavailable(task)) \
+                or "local execution is unavailable"
+        if self.policy != "local":
+            if self.remote is None:
+                remote = "no remote executor is configured"
+            elif not self._reachable(self.remote):
+                remote = ("HF_HUB_OFFLINE=1 turns Hugging Face's hosted inference off (unset it, or give your own "
+                          "server with --endpoint URL)")
+            else:
+                remote = self.remote.why_not(task, model) or "the remote endpoint cannot serve it"
+        what = f"model {model!r} cannot run" if model else "no model can run it"
         if self.policy == "local":
-            return f"{what} cannot run locally (execution policy 'local'); register a local folder or allow remote"
+            return f"{what} on this machine (execution policy 'local'): {local}"
         if self.policy == "remote":
-            return f"{what} cannot run on the remote endpoint (execution policy 'remote')"
-        return f"{what} can run neither locally nor remotely"
+            return f"{what} on the remote endpoint (execution policy 'remote'): {remote}"
+        return f"{what} here: locally, {local}; remotely, {remote}"
 
 
 def default_executor(catalog: "ModelCatalog | None" = None, policy: str | None = None,
@@ -193,12 +207,27 @@ def default_executor(catalog: "ModelCatalog | None" = None, policy: str | None =
     return executor
 
 
+def local_unavailable(task: str | None = None) -> str:
+    """Why this installation cannot run task models locally ("" when it can): what to install, with
+    the extra ``task`` needs besides ``local`` (``diffusers`` for image generation, ...)."""
+    missing = [name for name in ("transformers", "torch") if importlib.util.find_spec(name) is None]
+    if not missing:
+        return ""
+    extras = ["local"]
+    if task is not None:
+        from hugginggpt.tools.executors.local_tasks import handler_for
+
+        handler = handler_for(task)
+        if handler is not None and handler.extra not in extras:
+            extras.append(handler.extra)
+    return f"{' and '.join(missing)} not installed: pip install 'hugginggpt[{','.join(extras)}]'"
+
+
 def _local_executor(catalog: "ModelCatalog", download: bool = False) -> tuple[Executor | None, str | None]:
     """A LocalExecutor, or None and why (missing transformers/torch)."""
-    missing = [name for name in ("transformers", "torch") if importlib.util.find_spec(name) is None]
+    missing = local_unavailable()
     if missing:
-        return None, (f"local execution unavailable ({' and '.join(missing)} not installed: "
-                      "pip install 'hugginggpt[local]'); running every task remotely")
+        return None, f"local execution unavailable ({missing}); running every task remotely"
     try:
         from hugginggpt.tools.executors.local import LocalExecutor
     except ImportError as exc:

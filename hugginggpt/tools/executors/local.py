@@ -75,6 +75,23 @@ class LocalExecutor(Executor):
             return True
         return self.download and self._downloadable(task, model) is not None
 
+    def why_not(self, task: str, model: str | None) -> str:
+        """Why ``can_run`` is False: no local implementation, a missing extra (what to install), or no
+        model on disk (how to give one); "" when it can run."""
+        handler = handler_for(task)
+        if handler is None:
+            return "it has no local implementation"
+        missing = handler.missing_requirement()
+        if missing:
+            return f"the {missing!r} package is not installed (pip install 'hugginggpt[{handler.extra}]')"
+        if self.can_run(task, model):
+            return ""
+        what = "it is not" if model else "no model for it is"
+        if self.download and hub_offline():
+            return f"{what} on this machine, and HF_HUB_OFFLINE=1 forbids downloading one"
+        return (f"{what} on this machine (give a folder with --local-model {task}=DIR, or let "
+                "--execution local download it)")
+
     def _downloadable(self, task: str, model: str | None) -> str | None:
         """The Hub id a download would fetch for ``model`` (the top catalog candidate when None);
         None in the Hub's offline mode (``HF_HUB_OFFLINE=1``): nothing can be fetched."""

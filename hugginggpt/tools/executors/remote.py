@@ -18,10 +18,11 @@ from typing import Any
 
 import httpx
 from huggingface_hub import InferenceClient
-from huggingface_hub.errors import HfHubHTTPError, InferenceTimeoutError
+from huggingface_hub.errors import HfHubHTTPError, InferenceTimeoutError, OfflineModeIsEnabled
 
 from hugginggpt.errors import RemoteInferenceError, ResourceError, TaskError, error_line
 from hugginggpt.tools.executors.base import Executor, TaskCall
+from hugginggpt.tools.executors.hub_snapshots import hub_offline
 from hugginggpt.tools.resources import atomic_write, save_image
 from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES, sniff_suffix
 from hugginggpt.tools.resources.tables import read_table
@@ -98,6 +99,20 @@ class RemoteExecutor(Executor):
             return not (self.endpoint and "{model}" in self.endpoint)
         return model.startswith(("http://", "https://")) or not Path(model).is_dir()
 
+    def why_not(self, task: str, model: str | None) -> str:
+        """Why ``can_run`` is False ("" when it can run)."""
+        if task not in HANDLERS:
+            return f"the Inference API has no {task} task (it runs only on this machine)"
+        if task in UNSERVED:
+            return UNSERVED[task]
+        if self.can_run(task, model):
+            return ""
+        if model is None and self.endpoint:
+            return f"the endpoint {self.endpoint} needs a model id, and none was given"
+        if model is None:
+            return "Inference Providers need the model named (the catalog has none for it)"
+        return f"{model} is a folder on this machine, which a remote server cannot read"
+
     def target(self, task: str, model: str | None) -> str | None:
         """What the client is given as model: a URL (endpoint, template, or the model itself) or a Hub id."""
         if model and model.startswith(("http://", "https://")):
@@ -118,7 +133,7 @@ class RemoteExecutor(Executor):
         target = self.target(task, call.model)
         for attempt in range(self.max_retries + 1):
             try:
-                with InferenceClient(provider=self.provider, token=self.token, timeout=self.timeout) as client:
+                with self._client(target) as client:
                     return handler(client, target, call)
             except TaskError:
                 raise
@@ -128,6 +143,13 @@ class RemoteExecutor(Executor):
                     raise error from None
             time.sleep(self._delay(attempt, retry_after))
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _client(self, target: str | None) -> InferenceClient:
+        """The client of one call. A server the user named by URL is asked even in huggingface_hub's
+        offline mode (``HF_HUB_OFFLINE=1`` means "not the Hub", and that session refuses every URL)."""
+        if target and target.startswith(("http://", "https://")) and hub_offline():
+            return OwnServerClient(provider=self.provider, token=self.token, timeout=self.timeout)
+        return InferenceClient(provider=self.provider, token=self.token, timeout=self.timeout)
 
     def _delay(self, attempt: int, retry_after: float) -> float:
         """Exponential backoff with jitter, or the server's Retry-After, never above MAX_BACKOFF_S."""
@@ -151,6 +173,10 @@ class RemoteExecutor(Executor):
                 cause += " (is the model id right, and is it served there?)"
             retry = _retry_after(exc.response) if status in RETRY_STATUS else None
             return RemoteInferenceError(task, cause, status), retry
+        if isinstance(exc, OfflineModeIsEnabled):
+            return RemoteInferenceError(task, f"{where} was not asked{for_model}: HF_HUB_OFFLINE=1 keeps huggingface_hub "
+                                              "off Hugging Face's servers (unset it, or name your own server with "
+                                              "--endpoint URL)"), None
         if isinstance(exc, (InferenceTimeoutError, httpx.TimeoutException, TimeoutError)):
             return RemoteInferenceError(task, f"no answer from {where}{for_model} within {self.timeout:g} s"), None
         if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError, ConnectionResetError)):
@@ -158,6 +184,28 @@ class RemoteExecutor(Executor):
         if isinstance(exc, httpx.TransportError):
             return RemoteInferenceError(task, f"cannot reach {where}{for_model}: {exc}"), None
         return RemoteInferenceError(task, f"unusable answer or request for {where}{for_model}: {error_line(exc)}"), None
+
+
+class OwnServerClient(InferenceClient):
+    """An ``InferenceClient`` that posts through an httpx client of its own, for a server the user named
+    (a TGI/TEI server, an Inference Endpoint) while huggingface_hub is offline: its shared session
+    refuses every request then, a local server's too. Payloads and answers stay the client's own."""
+
+    def __init__(self, **options: Any):
+        super().__init__(**options)
+        self._http = self.exit_stack.enter_context(httpx.Client(follow_redirects=True, timeout=None))
+
+    def _inner_post(self, request_parameters: Any, *, stream: bool = False) -> Any:
+        from huggingface_hub.utils import hf_raise_for_status
+
+        headers = request_parameters.headers
+        if request_parameters.task in ("text-to-image", "image-to-image") and "Accept" not in headers:
+            headers["Accept"] = "image/png"  # as the client asks for images
+        response = self.exit_stack.enter_context(self._http.stream(
+            "POST", request_parameters.url, json=request_parameters.json, content=request_parameters.data,
+            headers=headers, cookies=self.cookies, timeout=self.timeout))
+        hf_raise_for_status(response)
+        return response.iter_lines() if stream else response.read()
 
 
 def _server_message(exc: HfHubHTTPError) -> str:
@@ -305,8 +353,10 @@ def _summarization(client: InferenceClient, model: str | None, call: TaskCall) -
 
 @_handles("feature-extraction")
 def _feature_extraction(client: InferenceClient, model: str | None, call: TaskCall) -> dict:
-    vectors = _plain(client.feature_extraction(_required(call, "text"), model=model))
-    return envelope(data=vectors, task=call.task.name)
+    vectors = client.feature_extraction(_required(call, "text"), model=model)
+    if getattr(vectors, "ndim", 0) >= 2 and vectors.shape[0] == 1:  # one text: the server's batch of one
+        vectors = vectors[0]  # (1, width) -> one vector, as a pooling server (TEI) answers; (1, tokens, width) -> tokens
+    return envelope(data=_plain(vectors), task=call.task.name)
 
 
 @_handles("text-generation", "text2text-generation")
