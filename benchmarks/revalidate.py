@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> None:
             g: {m: round(getattr(s, m), 4) for m in METRICS if getattr(s, m) is not None} for g, s in scores.items()}
     report = {"requests": len(rows), **result}
     print(json.dumps(report, indent=1))
-    print(f"written {write_result('revalidate', report, quick=args.quick)}")
+    print(f"written {write_result('revalidate', report, quick=args.quick)}", file=sys.stderr)  # stdout: the JSON alone
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ SCRIPTS = sorted(path.stem for path in BENCHMARKS.glob("*.py") if not path.name.
 #: Their quick runs load the smallest shared GGUF (one llama.cpp model at a time: the slow tests).
 NEEDS_GGUF = {"compute_thread", "planning_quality", "prompt_cache"}
 #: Their quick runs read the TaskBench sample of the shared folder.
-NEEDS_TASKBENCH = {"language_gap", "paired_scores", "parallel_efficiency", "planning_quality", "revalidate"}
+NEEDS_TASKBENCH = {"compare_concurrency", "language_gap", "paired_scores", "parallel_efficiency", "planning_quality",
+                   "revalidate"}
 
 
 def test_every_script_is_listed():
