@@ -6,6 +6,7 @@ model's turns and decides the next step (``_loop``)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
@@ -98,12 +99,26 @@ class ToolLoopAgent(Agent):
         name, call_id = call["name"], call.get("id") or ""
         args = calls.resolve_references(call.get("args") or {})
         earlier = calls.earlier_call(name, args)
-        if earlier is not None:
+        if earlier is not None:  # the same call again: the earlier result, not a second run
             run.budget.note_repeat(name)
+            if earlier.ended is not None:  # a parallel call of the same turn still running: wait for it
+                await asyncio.shield(earlier.ended)
             return ToolMessage(repeat_note(earlier), tool_call_id=call_id, name=name)
         if run.budget.stop_reason is not None or not run.budget.take_step():
             return ToolMessage(f"not run: {run.budget.stop_reason}", tool_call_id=call_id, name=name, status="error")
         step = calls.start(name, args)
+        step.ended = asyncio.get_running_loop().create_future()
+        try:
+            return await ToolLoopAgent._run_call(run, calls, step, call, invoke)
+        finally:
+            if not step.ended.done():
+                step.ended.set_result(None)
+
+    @staticmethod
+    async def _run_call(run: AgentRun, calls: ToolTrace, step: Any, call: dict[str, Any], invoke: CallTool) -> Any:
+        """Run an admitted call through the tool-call policy; what the model is shown of it."""
+        name, call_id = call["name"], call.get("id") or ""
+        args = step.args
         budget = run.budget
 
         async def run_tool(resolved: dict[str, Any]) -> Any:

@@ -55,6 +55,8 @@ class ToolStep:
     observation: str = ""
     seconds: float | None = None
     started: float = field(default_factory=time.perf_counter)
+    ended: Any = field(default=None, repr=False)
+    """Resolved when the call ends, for a repeat of it that waits (set by the agent that runs it)."""
 
     def node(self) -> dict[str, Any]:
         return {"task": self.task, "id": self.id, "dep": list(self.dep), "args": self.recorded_args}
@@ -114,10 +116,10 @@ class ToolTrace:
         return substitute(args, None, outputs, missing="keep")
 
     def earlier_call(self, task: str, args: dict[str, Any]) -> ToolStep | None:
-        """The first finished call with the same tool and arguments, if any."""
+        """The first call with the same tool and arguments, if any (finished, or still running: a
+        parallel call of the same turn)."""
         with self._lock:
-            step = self._by_key.get(call_key(task, args))
-        return step if step is not None and step.status != "running" else None
+            return self._by_key.get(call_key(task, args))
 
     # -- views -----------------------------------------------------------------------------
     @property
