@@ -1,6 +1,7 @@
 """`hugginggpt serve` under load: requests per minute and latency percentiles over real HTTP.
 
     python benchmarks/server_load.py                      # scripted controller, local tools, 100 concurrent
+    python benchmarks/server_load.py --quick              # seconds: the same, 10 concurrent
     python benchmarks/server_load.py --gguf $(../shared/models/fetch-gguf qwen2.5-coder-1.5b) -n 6 -c 2
 
 Scripted (default): one in-process uvicorn server whose controller plans from the request itself
@@ -12,7 +13,7 @@ latency, and the process's resident memory before and after.
 requests (planning and model selection) at concurrency ``-c``. Also times the same request as a
 cold CLI-style process (import, model load, plan) to show what the warm server saves.
 
-Writes ``benchmarks/results/server_load_<mode>.json``. ``--quick``: the scripted mode with 3 runs
+Writes ``benchmarks/results/server_load_<mode>.json``. ``--quick``: the scripted mode with 10 runs
 (checks the script, measures nothing).
 """
 
@@ -175,8 +176,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("-c", "--concurrency", type=int, default=2, help="gguf: requests in flight (default 2)")
     parser.add_argument("--port", type=int, default=0)
     args = parser.parse_args(argv)
-    if args.quick:
-        args.gguf, args.n = None, 3
+    if args.quick:  # seconds: scripted, 10 requests
+        args.gguf, args.n = None, args.n or 10
     if args.gguf:
         result = gguf(args.gguf, args.n or 6, args.concurrency, args.port)
     else:

@@ -6,8 +6,9 @@ waiter, and a first-come first-served lock interleaves the runs' calls, so with 
 every run waits for everyone's plans before its own answer, and the first answer comes after
 nearly all the work. Here each call carries its request's arrival (``arrival_order``, a context
 variable that follows the request into the threads it starts); the lock goes to the waiting call
-of the oldest request, and a request that just released it may take it back within ``linger_s``
-before a younger one gets it (its next call usually follows within milliseconds). The first request
+of the oldest request, and a request that just released it may take it back within a moment (at
+most ``linger_s``, and a quarter of the time its call held the lock) before a younger one gets it:
+its next call usually follows within milliseconds. The first request
 is then answered after about its own time, with the same throughput. Calls made outside any
 request count as arriving when they are made: among themselves, first come first served.
 """
@@ -19,11 +20,18 @@ import heapq
 import itertools
 import threading
 import time
+import weakref
 
 _ARRIVAL: contextvars.ContextVar[float | None] = contextvars.ContextVar("hugginggpt_arrival", default=None)
 
-#: Seconds the lock waits for the next call of the request that released it, before a younger one gets it.
+#: Seconds the lock waits for the next call of the request that released it, before a younger one gets
+#: it: at most this, and at most ``LINGER_SHARE`` of the time the call held it (the model time a wait in
+#: vain may cost, as a share of the work).
 LINGER_S = 0.25
+LINGER_SHARE = 0.25
+
+
+_LOCKS: weakref.WeakSet[FairLock] = weakref.WeakSet()
 
 
 def arrival_order(arrival: float) -> None:
@@ -31,6 +39,12 @@ def arrival_order(arrival: float) -> None:
     (``time.time()``): its calls through a ``FairLock`` go before those of requests that arrived later.
     Threads and tasks started from it afterwards inherit the mark (``contextvars``)."""
     _ARRIVAL.set(arrival)
+
+
+def request_done(arrival: float) -> None:
+    """The request that arrived at ``arrival`` makes no more calls: no lock waits for it any longer."""
+    for lock in list(_LOCKS):
+        lock._forget(arrival)
 
 
 class FairLock:
@@ -44,7 +58,9 @@ class FairLock:
         self._waiters: list[tuple[float, int]] = []  # a heap of (arrival, ticket)
         self._tickets = itertools.count()
         self._holder: float | None = None  # the arrival of the holding request (None: no request)
+        self._since = 0.0  # time.monotonic() when the holder took the lock
         self._reserved: tuple[float, float] | None = None  # (arrival, until): kept for that request
+        _LOCKS.add(self)
 
     def acquire(self, blocking: bool = True, timeout: float = -1) -> bool:
         marked = _ARRIVAL.get()
@@ -89,7 +105,7 @@ class FairLock:
         return first == me if waiting else me[0] < first[0]
 
     def _take(self, me: tuple[float, int], marked: float | None) -> bool:
-        self._locked, self._holder, self._reserved = True, marked, None
+        self._locked, self._holder, self._reserved, self._since = True, marked, None, time.monotonic()
         return True
 
     def release(self) -> None:
@@ -97,10 +113,18 @@ class FairLock:
             if not self._locked:
                 raise RuntimeError("release unlocked lock")
             self._locked = False
-            if self._holder is not None and self._waiters and self._holder < self._waiters[0][0] and self.linger_s > 0:
-                self._reserved = (self._holder, time.monotonic() + self.linger_s)
+            now = time.monotonic()
+            linger = min(self.linger_s, LINGER_SHARE * (now - self._since))
+            if self._holder is not None and self._waiters and self._holder < self._waiters[0][0] and linger > 0:
+                self._reserved = (self._holder, now + linger)
             self._holder = None
             self._state.notify_all()
+
+    def _forget(self, arrival: float) -> None:
+        with self._state:
+            if self._reserved is not None and self._reserved[0] == arrival:
+                self._reserved = None
+                self._state.notify_all()
 
     def locked(self) -> bool:
         return self._locked

@@ -29,7 +29,7 @@ from typing import Any
 from hugginggpt.agent.events import FINAL, RESPONSE_DELTA
 from hugginggpt.agent.trace import TRACE_TEXT_CHARS
 from hugginggpt.errors import error_line
-from hugginggpt.llm.fair_lock import arrival_order
+from hugginggpt.llm.fair_lock import arrival_order, request_done
 from hugginggpt.server.agents import AgentPool
 from hugginggpt.server.errors import ApiError
 from hugginggpt.server.settings import ServerSettings
@@ -268,6 +268,7 @@ class RunRegistry:
             log.warning("run %s failed: %s: %s", run.id, type(exc).__name__, exc)
             status, error = FAILED, error_line(exc)
         finally:
+            request_done(run.created)
             run.end(status, error)
 
     async def _consume(self, run: Run, agent: Any) -> None:

@@ -102,8 +102,9 @@ def test_a_request_that_releases_the_lock_may_take_it_back_before_a_younger_one(
         young = _marked(2.0, lambda: (lock.acquire(), order.append("young"), lock.release()))
         young.start()
         wait_until(lambda: len(lock._waiters) == 1)
+        time.sleep(0.4)  # the call's work: the lock may wait a quarter of it for the request's next call
         lock.release()
-        time.sleep(0.05)  # the older request's code between two calls
+        time.sleep(0.01)  # the older request's code between two calls
         lock.acquire()
         order.append("old again")
         lock.release()
@@ -125,3 +126,27 @@ def test_a_lingering_lock_goes_to_the_next_request_when_the_older_one_does_not_c
     holder.join()
     young.join(timeout=10)
     assert got and not lock.locked() and not lock._waiters
+
+
+def test_a_finished_request_is_not_waited_for():
+    """A run that has ended makes no more calls: the lock goes to the next request at once."""
+    from hugginggpt.llm.fair_lock import request_done
+
+    lock, order = FairLock(linger_s=30.0), []
+
+    def older() -> None:
+        lock.acquire()
+        young = _marked(2.0, lambda: (lock.acquire(), order.append("young"), lock.release()))
+        young.start()
+        wait_until(lambda: len(lock._waiters) == 1)
+        time.sleep(0.2)
+        lock.release()  # would be kept for this request up to 50 ms
+        request_done(1.0)
+        young.join(timeout=0.04)
+        order.append("after done")
+        young.join()
+
+    thread = _marked(1.0, older)
+    thread.start()
+    thread.join()
+    assert order == ["young", "after done"]

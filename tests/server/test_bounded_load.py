@@ -95,13 +95,18 @@ def test_uploads_are_admitted_before_their_bodies_and_bounded_in_flight(make_ser
     registry = server.app.state.registry
     sockets = [_start_upload(server.port, form) for _ in range(6)]
     try:
-        answers = []
-        for sock in sockets[2:]:  # the server answers these without their bodies, and closes them
-            sock.settimeout(10)
+        answers, waiting = [], 0
+        for sock in sockets:  # two are admitted and wait for their bodies; the server answers the rest at once
+            sock.settimeout(3)
             answer = b""
-            while chunk := sock.recv(65536):
-                answer += chunk
+            try:
+                while chunk := sock.recv(65536):
+                    answer += chunk
+            except TimeoutError:
+                waiting += 1
+                continue
             answers.append(answer.decode("latin-1"))
+        assert waiting == 2 and len(answers) == 4, answers
         assert all(a.startswith("HTTP/1.1 429") and "retry-after:" in a.lower() for a in answers), answers
         assert all("bytes of other requests" in a for a in answers), answers
         assert registry.upload_bytes == 2 * form <= server.settings.upload_bytes_in_flight
@@ -128,8 +133,8 @@ def test_uploads_are_copied_to_the_run_not_held_in_memory(make_server, tmp_path)
             tracemalloc.stop()
     assert response.status_code == 201, response.text
     sent = sum(len(f[1][1]) for f in files)
-    # the client's own copy of the form (32 MiB) is traced too; the server held 32 MiB more before
-    assert peak < 2 * sent - 16 * (1 << 20), f"peak {peak >> 20} MiB for a {sent >> 20} MiB form"
+    # the server held the 32 MiB of files in memory before
+    assert peak < sent // 2, f"peak {peak >> 20} MiB for a {sent >> 20} MiB form"
     stored = list((server.settings.runs_dir / response.json()["id"] / "uploads").iterdir())
     assert sorted(p.stat().st_size for p in stored) == [4 << 20] * 8
 
