@@ -36,7 +36,6 @@ that failed (``failures``).
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import hashlib
 import importlib
 import inspect
@@ -57,6 +56,7 @@ from hugginggpt.errors import HuggingGPTError, error_line
 from hugginggpt.eval.jsonl import cut_unfinished_line, write_jsonl
 from hugginggpt.eval.mapping import TaskBenchMapping
 from hugginggpt.eval.peers import PEER_NAMES
+from hugginggpt.eval.rate_limit import retry_after
 from hugginggpt.eval.report import RESAMPLES, AgentReport, Report, build_report, critic_path, predictions_path
 from hugginggpt.eval.scoring import load_predictions
 from hugginggpt.eval.shards import Shard, write_manifest
@@ -225,35 +225,6 @@ async def run_request(agent: Any, request: str, mode: str, timeout: float | None
             extra["retry_after"] = wait
     return {"plan": plan, "seconds": round(time.perf_counter() - started, 6), "error": error, **usage.as_dict(),
             **extra}
-
-
-def retry_after(error: BaseException) -> float | None:
-    """The seconds to wait when ``error``, or an error it was raised from, is an HTTP 429 answer: its
-    ``Retry-After`` (seconds or an HTTP date; 1 s when it has none); None for any other error."""
-    seen: set[int] = set()
-    current: BaseException | None = error
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        response = getattr(current, "response", None)
-        status = getattr(current, "status_code", None) or getattr(response, "status_code", None)
-        if status == 429:
-            headers = getattr(response, "headers", None) or {}
-            return _seconds(headers.get("retry-after"))
-        current = current.__cause__ or current.__context__
-    return None
-
-
-def _seconds(value: str | None) -> float:
-    if not value:
-        return 1.0
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
-    except (TypeError, ValueError):
-        return 1.0
 
 
 def trace_parse_errors(path: str | Path) -> int:

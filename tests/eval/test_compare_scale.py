@@ -13,8 +13,9 @@ import httpx
 import openai
 import pytest
 
-from hugginggpt.eval.compare import Comparison, answers_one_call_at_a_time, retry_after
+from hugginggpt.eval.compare import Comparison, answers_one_call_at_a_time
 from hugginggpt.eval.mapping import TaskBenchMapping
+from hugginggpt.eval.rate_limit import retry_after
 from hugginggpt.eval.shards import Shard, merge
 from hugginggpt.errors import HuggingGPTError
 from hugginggpt.llm import load_llm
@@ -183,7 +184,8 @@ def test_failures_are_recorded_with_their_reason(taskbench, tmp_path):
         assert report[name].failures == 2 and len(report[name].rows) == 3
 
 
-def test_a_429_runs_again_after_its_retry_after(taskbench, tmp_path):
+@pytest.mark.parametrize("agent", ["global", "create-agent"])  # ours raise; a peer that catches errors re-raises a 429
+def test_a_429_runs_again_after_its_retry_after(taskbench, tmp_path, agent):
     samples = chosen(taskbench, 2)
     refused = []
 
@@ -194,9 +196,9 @@ def test_a_429_runs_again_after_its_retry_after(taskbench, tmp_path):
         return None
 
     with OpenAIServer(plans=gold_plans(taskbench, samples), errors=errors) as server:
-        report = Comparison(taskbench, stand_in_llm(server, max_retries=0), tmp_path / "o", agents=["global"],
+        report = Comparison(taskbench, stand_in_llm(server, max_retries=0), tmp_path / "o", agents=[agent],
                             concurrency=1).run(samples)
-    rows = report["global"].rows
+    rows = report[agent].rows
     assert [r["harness"]["error"] for r in rows] == [None, None]
     assert rows[0]["harness"]["rate_limited"] == 3 and "rate_limited" not in rows[1]["harness"]
 
