@@ -29,7 +29,7 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain_core.callbacks.manager import adispatch_custom_event
 from langchain_core.messages import AIMessage
@@ -39,12 +39,14 @@ from langchain_core.runnables.utils import AddableDict
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
-from hugginggpt.agent.answer_check import Answer
 from hugginggpt.agent.events import FINAL, LLM_CUT_OFF, RESPONSE, RESPONSE_DELTA, STAGE_EVENTS
 from hugginggpt.agent.limits import Budget, RunLimits
 from hugginggpt.agent.request import AgentRequest
 from hugginggpt.agent.trace import Trace, UsageCounter
 from hugginggpt.llm.content import CUT_OFF, REPETITION
+
+if TYPE_CHECKING:
+    from hugginggpt.agent.answer_check import Answer
 
 AgentInput = dict[str, Any] | str
 T = TypeVar("T")
