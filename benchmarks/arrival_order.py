@@ -16,7 +16,7 @@ running (default 4, the server's default).
 ``--gguf PATH``: `hugginggpt serve --llm gguf:PATH` in its own process, the code of this checkout, or
 of ``--code DIR`` (another checkout: the code before a change); ``--label`` names the result.
 
-Writes ``benchmarks/results/arrival_order-<mode>[-quick].json``.
+Writes ``benchmarks/results/arrival_order-<mode>.json`` (``--quick``: under ``results/quick/``).
 """
 
 from __future__ import annotations
@@ -37,6 +37,8 @@ import httpx
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))  # run as `python benchmarks/<name>.py` from a checkout
+
+from benchmarks._stubs import cpu_name, write_result  # noqa: E402
 
 
 async def _wave(url: str, requests: list[str], timeout: float) -> list[float]:
@@ -157,22 +159,10 @@ def main() -> None:
         result = gguf(args.gguf, args.n, max_active, args.code.resolve(), args.port)
     else:
         result = scripted(args.n, 0.05 if args.quick else args.per_call, max_active)
-    result.update(cpu=_cpu(), load=os.getloadavg())
+    result.update(cpu=f"{cpu_name()}, {os.cpu_count()} cores", load=os.getloadavg())
     print(json.dumps(result, indent=2))
-    name = "-".join(filter(None, ["arrival_order", result["mode"], args.label, "quick" if args.quick else ""]))
-    out = ROOT / "results" / f"{name}.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps(result, indent=2))
-
-
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return f"{line.split(':', 1)[1].strip()}, {os.cpu_count()} cores"
-    except OSError:
-        pass
-    return f"{os.cpu_count()} cores"
+    name = "-".join(filter(None, ["arrival_order", result["mode"], args.label]))
+    print(f"written {write_result(name, result, quick=args.quick)}")
 
 
 if __name__ == "__main__":

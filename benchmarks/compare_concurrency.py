@@ -12,7 +12,7 @@ gold plan would (so the agents make their real number of calls). Each N runs in 
 predictions (plans and TaskBench rows, timings left out) checked identical to N = 1.
 
 Goal (issue 32): throughput >= 0.8 x N of the sequential run, up to the stand-in's slots; memory flat;
-identical predictions. Writes ``benchmarks/results/compare_concurrency[-quick].json``.
+identical predictions. Writes ``benchmarks/results/compare_concurrency.json`` (``--quick``: under ``results/quick/``).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))  # run as `python benchmarks/<name>.py` from a checkout
 
-from benchmarks.prompt_cache import cpu_name  # noqa: E402
+from benchmarks._stubs import cpu_name, write_result  # noqa: E402
 from tests.shared import shared_path  # noqa: E402
 
 AGENTS = ("global", "react", "tools")
@@ -181,14 +181,10 @@ def report(args: argparse.Namespace, levels: list[int], runs: dict[int, Any], se
     for row in rows:
         table.add_row(*[str(v) for v in row.values()])
     Console(width=200).print(table)
-    name = "compare_concurrency-quick" if args.quick else "compare_concurrency"
-    results = ROOT / "results"
-    results.mkdir(parents=True, exist_ok=True)
-    path = results / f"{name}.json"
-    path.write_text(json.dumps({"cpu": cpu_name(), "cpus": os.cpu_count(), "requests": args.requests,
-                                "latency_s": args.latency, "slots": args.slots, "agents": agents,
-                                "data": "TaskBench sample (../shared/taskbench), seed 0, first requests",
-                                "server": server_stats, "rows": rows}, indent=2), encoding="utf-8")
+    path = write_result("compare_concurrency", {
+        "cpu": cpu_name(), "cpus": os.cpu_count(), "requests": args.requests, "latency_s": args.latency,
+        "slots": args.slots, "agents": agents, "data": "TaskBench sample (../shared/taskbench), seed 0, first requests",
+        "server": server_stats, "rows": rows}, quick=args.quick)
     print(f"wrote {path}")
     if not all(row["identical_to_n1"] for row in rows):
         sys.exit("predictions differ from N = 1")

@@ -234,3 +234,37 @@ def test_the_agent_registry_is_config_s_only():
                 if names <= values:
                     found.append(f"{name}: a list of the agents' names")
     assert found == []
+
+
+# ------------------------------------------------------------------ one home per policy
+
+
+def _attribute_uses(attribute: str, package: str = "hugginggpt") -> dict[str, int]:
+    """How often each module under ``package`` names ``.attribute`` (a call or a read)."""
+    uses: dict[str, int] = {}
+    for name, path in _module_names().items():
+        if name == package or name.startswith(package + "."):
+            count = sum(1 for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                        if isinstance(node, ast.Attribute) and node.attr == attribute)
+            if count:
+                uses[name] = count
+    return uses
+
+
+def test_the_tool_call_policy_has_one_home():
+    """Every tool call of every agent is reported by ``agent/tool_call.invoke_tool``: no other module of
+    the agents emits a task's start, end or failure, or puts a deadline on a call."""
+    for event in ("TASK_START", "TASK_END", "TASK_FAILED"):
+        assert set(_attribute_uses(event, "hugginggpt.agent")) == {"hugginggpt.agent.tool_call"}, event
+    assert set(_attribute_uses("timeout", "hugginggpt.agent")) == {"hugginggpt.agent.tool_call"}
+
+
+def test_the_stage_bookkeeping_has_one_home():
+    """A stage's time and its trace fields are written by the run (``AgentRun.stage``), not by the stages:
+    no module but ``agent/run.py`` calls a trace's ``timing`` or ``set``."""
+    assert set(_attribute_uses("timing")) == {"hugginggpt.agent.run"}
+    setters = {name for name, path in _module_names().items()
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "set"
+               and "trace" in ast.unparse(node.func.value)}
+    assert setters == {"hugginggpt.agent.run"}

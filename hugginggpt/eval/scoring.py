@@ -24,6 +24,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from hugginggpt.errors import DatasetError
 from hugginggpt.eval.jsonl import numbered_lines
 
+# TaskBench's own extension lists (its evaluate.py's content_type), not tools/resources/sniff.py's: the
+# scorer must read a value's kind exactly as TaskBench does, or its v-F1 would not be TaskBench's.
 _EXTENSIONS = (
     ("image", ("jpg", "png", "jpeg", "gif", "bmp", "tiff", "svg", "ico")),
     ("audio", ("mp3", "wav", "wma", "ogg", "aac", "flac", "aiff", "au")),

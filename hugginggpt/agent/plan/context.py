@@ -5,36 +5,12 @@ language (file names, URLs, task kinds).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from hugginggpt.agent.plan.model import MAX_TASKS
-from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES, file_kind
-from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
-
-_MEDIA_EXTENSIONS = {kind: sorted(s.lstrip(".") for s in suffixes) for kind, suffixes in MEDIA_SUFFIXES.items()}
-# A match starts only where a run of path characters starts (the lookbehind), so a long word is
-# scanned once, not once per position: linear time.
-_FILE_NAME = re.compile(r"(?<![\w\-./:%~])[\w\-./:%~]+\.(" + "|".join(e for x in _MEDIA_EXTENSIONS.values() for e in x)
-                        + r")\b", re.IGNORECASE)
-
-
-def media_kind_of(value: str) -> str | None:
-    """image / audio / video by the file extension of ``value``, None when it names no media file."""
-    match = _FILE_NAME.fullmatch(value.strip().strip("'\""))
-    kind = file_kind(match.group(0)) if match else None
-    return kind if kind in MEDIA_KINDS else None
-
-
-def request_files(request: str) -> dict[str, list[str]]:
-    """The media files and URLs a request names, by kind, in order of appearance."""
-    found: dict[str, list[str]] = {kind: [] for kind in MEDIA_KINDS}
-    for match in _FILE_NAME.finditer(request or ""):
-        kind = media_kind_of(match.group(0))
-        if kind and match.group(0) not in found[kind]:
-            found[kind].append(match.group(0))
-    return found
+from hugginggpt.tools.resources.mentions import request_files
+from hugginggpt.tools.table import TaskSpec
 
 
 @dataclass(frozen=True)

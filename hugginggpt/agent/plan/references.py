@@ -15,8 +15,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from hugginggpt.agent.plan.context import PlanContext, media_kind_of
+from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, Repair, replace_refs, whole_ref
+from hugginggpt.tools.resources.mentions import looks_like_path, media_kind_of
 from hugginggpt.tools.table import MEDIA_KINDS
 
 #: Longer values are never a placeholder (bounded work).
@@ -150,7 +151,7 @@ def kind_true_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repai
 def readable_media(value: str, ctx: PlanContext) -> bool:
     """Whether a media argument's ``value`` (no reference) can be read: a URL, or a file name or path
     that the request names."""
-    return "://" in value or ((media_kind_of(value) is not None or _looks_like_path(value)) and ctx.names_file(value))
+    return "://" in value or ((media_kind_of(value) is not None or looks_like_path(value)) and ctx.names_file(value))
 
 
 def is_placeholder(value: str, ctx: PlanContext) -> bool:
@@ -158,9 +159,3 @@ def is_placeholder(value: str, ctx: PlanContext) -> bool:
     that the request does not write itself."""
     text = value.strip()
     return len(text) <= _MAX_PLACEHOLDER and _PLACEHOLDER.fullmatch(text) is not None and text not in (ctx.request or "")
-
-
-def _looks_like_path(value: str) -> bool:
-    """A file name or path of any kind (``notes.txt``, ``dir/x``), as opposed to words describing one."""
-    text = value.strip()
-    return bool(text) and " " not in text and ("/" in text or "\\" in text or re.search(r"\.\w{1,5}$", text) is not None)
