@@ -19,3 +19,9 @@ export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF}"
 "$PY" -m pip install ${PIP_ARGS:-} -c constraints.txt -e ".[all,dev]"
 
 "$PY" -c "import hugginggpt, llama_cpp, transformers, langchain_core; print('hugginggpt setup ok')"
+
+cat <<'NEXT'
+Next: the embedded controller's model (1.1 GB, once; the first run fetches it too), then a first run:
+  hf download Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+  hugginggpt run "Describe examples/example.jpg" --file examples/example.jpg --execution local
+NEXT

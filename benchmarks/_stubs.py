@@ -10,8 +10,10 @@ parallel tool calls in one turn. Its latency is ``per_call_s + per_token_s * out
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
+import platform
 import re
 import statistics
 import sys
@@ -145,16 +147,46 @@ class StubLLM(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
+def cpu_name() -> str:
+    """The CPU's model name (figures always name it)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
 def summarize(values: list[float]) -> dict[str, float]:
     return {"median": statistics.median(values), "mean": statistics.fmean(values), "min": min(values),
             "max": max(values), "n": len(values)}
 
 
-def write_result(name: str, data: dict[str, Any]) -> Path:
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / f"{name}.json"
-    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+#: Where a ``--quick`` run writes its JSON: apart from the real results, which it must not replace.
+QUICK_RESULTS = RESULTS / "quick"
+
+
+def result_path(name: str, quick: bool = False, folder: Path = RESULTS) -> Path:
+    """The JSON file of benchmark ``name``: in ``folder``, or in ``QUICK_RESULTS`` for a quick run."""
+    return (QUICK_RESULTS if quick else folder) / f"{name}.json"
+
+
+def write_result(name: str, data: dict[str, Any], *, quick: bool = False, folder: Path = RESULTS) -> Path:
+    """``data`` as benchmark ``name``'s JSON (``result_path``), with ``"quick": true`` for a quick run."""
+    path = result_path(name, quick, folder)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({**data, "quick": True} if quick else data, indent=2) + "\n", encoding="utf-8")
     return path
+
+
+def quick_parser(description: str) -> argparse.ArgumentParser:
+    """A benchmark's argument parser with ``--quick``: a run of seconds that checks the script still
+    works end to end (CI runs every benchmark so, ``tests/test_benchmarks.py``); its figures mean nothing."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--quick", action="store_true",
+                        help="a few seconds' run that only checks the script works (results/quick/, figures meaningless)")
+    return parser
 
 
 def print_table(title: str, columns: list[str], rows: list[list[Any]]) -> None:

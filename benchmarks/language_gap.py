@@ -1,16 +1,17 @@
 """Scores two planning_quality.py result files on the requests they share: English against a translation.
 
-    python benchmarks/language_gap.py EN.json ZH.json [ES.json ...]
+    python benchmarks/language_gap.py EN.json ZH.json [ES.json ...] [--quick]
 
 Each file holds the rows ``planning_quality.py`` wrote (TaskBench, ``--split test`` or ``dev``); the
 translated runs plan the same samples with their requests in another language and are scored against
 the same gold graphs. Prints, per translated file, TaskBench's metrics and the exact-task-list share on
-the shared ids for both files, and the gap (translation minus English).
+the shared ids for both files, and the gap (translation minus English); writes
+``benchmarks/results/language_gap.json``. ``--quick``: session 12's English and Chinese dev files
+(``docs/results/dev-ab/s12-b0-*-dev90.json``) when no files are given.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -18,11 +19,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks._stubs import quick_parser, write_result  # noqa: E402
 from benchmarks.planning_quality import taskbench_summary  # noqa: E402
 from hugginggpt.eval.taskbench import load_taskbench  # noqa: E402
 from tests.shared import shared_path  # noqa: E402
 
 METRICS = ("node_f1", "edge_f1", "v_f1", "t_f1")
+DEV_AB = Path(__file__).resolve().parents[1] / "docs" / "results" / "dev-ab"
+QUICK_FILES = [DEV_AB / "s12-b0-en-dev90.json", DEV_AB / "s12-b0-zh-dev90.json"]
 
 
 def shared_scores(dataset: Any, english: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
@@ -39,21 +43,24 @@ def shared_scores(dataset: Any, english: dict[str, Any], other: dict[str, Any]) 
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("english", type=Path)
-    parser.add_argument("translated", type=Path, nargs="+")
+    parser = quick_parser(__doc__.splitlines()[0])
+    parser.add_argument("files", type=Path, nargs="*", help="the English result file, then one or more translated ones")
     parser.add_argument("--data", type=Path, default=None, help="the TaskBench folder (default ../shared/taskbench)")
     args = parser.parse_args(argv)
+    files = args.files or (QUICK_FILES if args.quick else [])
+    if len(files) < 2:
+        parser.error("give the English result file and at least one translated one")
     dataset = load_taskbench(args.data or shared_path("taskbench"))
-    english = json.loads(args.english.read_text())
+    english = json.loads(files[0].read_text())
     report = {}
-    for path in args.translated:
+    for path in files[1:]:
         result = shared_scores(dataset, english, json.loads(path.read_text()))
         report[path.name] = result
         en, other, gap = result["en"], result["other"], result["gap"]
         print(f"{path.name}: {result['requests']} shared requests")
         for metric in (*METRICS, "exact"):
             print(f"  {metric:8s} en {en[metric]}  translated {other[metric]}  gap {gap.get(metric)}")
+    print(f"written {write_result('language_gap', report, quick=args.quick)}")
     return report
 
 

@@ -5,11 +5,13 @@ compare different requests. This scores each file on the intersection of their r
 by graph type, exactly as TaskBench's ``evaluate.py`` does (``hugginggpt.eval.scoring``):
 
     python benchmarks/paired_scores.py docs/results/dev-ab/grammar-k4.json docs/results/dev-ab/grammar-k2.json
+
+Writes ``benchmarks/results/paired_scores.json``. ``--quick``: the two session-4 dev files
+(``docs/results/dev-ab/sampling-*.json``) when no files are given.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -18,11 +20,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks._stubs import quick_parser, write_result  # noqa: E402
 from hugginggpt.eval.scoring import score  # noqa: E402
 from hugginggpt.eval.taskbench import load_taskbench  # noqa: E402
 from tests.shared import shared_path  # noqa: E402
 
 GROUPS = ["overall_overall", "single_overall", "chain_overall", "dag_overall"]
+ROOT = Path(__file__).resolve().parents[1]
+QUICK_FILES = [str(ROOT / "docs" / "results" / "dev-ab" / f"sampling-{name}.json") for name in ("checked", "full")]
 
 
 def paired(files: list[str], data: str) -> dict[str, Any]:
@@ -45,16 +50,18 @@ def paired(files: list[str], data: str) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("files", nargs="+", help="planning_quality result files")
+    parser = quick_parser(__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="*", help="planning_quality result files")
     parser.add_argument("--data", default=str(shared_path("taskbench")))
     args = parser.parse_args(argv)
-    result = paired(args.files, args.data)
+    files = args.files or (QUICK_FILES if args.quick else parser.error("give the result files to compare"))
+    result = paired(files, args.data)
     print(f"{result['requests']} requests planned by every run")
     for name, row in result["files"].items():
         groups = "  ".join(f"{g.split('_')[0]} n={row[g]['node_f1']:.3f} e={row[g]['edge_f1']:.3f} v={row[g]['v_f1']:.3f}"
                            for g in GROUPS if g in row)
         print(f"{Path(name).name}: median {row['median_seconds']} s  {groups}")
+    print(f"written {write_result('paired_scores', result, quick=args.quick)}")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,9 @@ answers, which ``benchmarks/revalidate.py`` can validate again).
 ``--split dev --per-type N --offset K`` (TaskBench): from the fixed split (``hugginggpt.eval.splits``), N
 samples of each graph type, the (K+1)-th to (K+N)-th in the split's hash order: stratified,
 reproducible dev slices for trying one change at a time. Tune on ``dev`` only; ``test`` is for the
-reported figures. Slow on a CPU (3-15 s per request): run one model at a time.
+reported figures. Slow on a CPU (3-15 s per request): run one model at a time. ``--quick``: one
+single-task dev request with the smallest shared model, written to ``benchmarks/results/quick/``
+(checks the script, measures nothing).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._stubs import quick_parser, result_path  # noqa: E402
 from hugginggpt.agent import GlobalPlanAgent  # noqa: E402
 from hugginggpt.eval.compare import placeholder_tools  # noqa: E402
 from hugginggpt.eval.mapping import TaskBenchMapping  # noqa: E402
@@ -180,9 +183,10 @@ def real_summary(requests: list[Any], rows: list[dict[str, Any]]) -> dict[str, A
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = quick_parser(__doc__.splitlines()[0])
     parser.add_argument("--set", choices=["taskbench", "real"], default="taskbench")
-    parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="fetch-gguf name or a .gguf path")
+    parser.add_argument("--model", default=None,
+                        help="fetch-gguf name or a .gguf path (default qwen2.5-coder-1.5b; --quick: smollm2-135m)")
     parser.add_argument("--start", type=int, default=0)
     parser.add_argument("--end", type=int, default=40)
     parser.add_argument("--label", default="dev")
@@ -205,12 +209,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                         help="plan under the plan's JSON-schema grammar (on), in free text (off), or as the agent decides")
     parser.add_argument("--demos", type=int, default=None, help="few-shot demonstrations per request (default: the agent's)")
     args = parser.parse_args(argv)
-
-    args.model_file = gguf_path(args.model)
+    if args.quick:
+        args.split, args.per_type, args.types, args.limit = "dev", 1, "single", 1
+    args.model_file = gguf_path(args.model or ("smollm2-135m" if args.quick else "qwen2.5-coder-1.5b"))
     llm = load_llm("gguf:" + args.model_file, temperature=args.temperature, n_threads=args.threads, n_ctx=args.n_ctx)
-    out = Path(args.out) if args.out else ROOT / "benchmarks" / "results" / f"planning_quality-{args.label}.json"
+    out = Path(args.out) if args.out else result_path(f"planning_quality-{args.label}", args.quick)
     started = time.perf_counter()
-    header = {"model": Path(args.model_file).name, "set": args.set, "split": args.split, "requests_file": args.requests}
+    header = {"model": Path(args.model_file).name, "set": args.set, "split": args.split, "requests_file": args.requests,
+              **({"quick": True} if args.quick else {})}
 
     if args.set == "taskbench":
         dataset = load_taskbench(args.data or TASKBENCH)

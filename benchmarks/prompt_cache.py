@@ -20,7 +20,8 @@ execution, the controller serving the text tasks, all-MiniLM-L6-v2 for sentence 
 
     python benchmarks/prompt_cache.py --model qwen2.5-coder-1.5b
 
-Prints a table and writes ``docs/results/benchmarks/prompt_cache-<label>.json``.
+Prints a table and writes ``docs/results/benchmarks/prompt_cache-<label>.json``. ``--quick``: the
+smallest shared model, the cold case only (checks the script, measures nothing).
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -40,6 +40,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._stubs import cpu_name, quick_parser, write_result  # noqa: E402
 from tests.shared import fetch_shared_model  # noqa: E402
 
 REQUESTS = [
@@ -52,16 +53,6 @@ REQUESTS = [
 ]
 REQUEST_TOKENS = 300
 FACTOR = 1.5
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def build_agent(gguf: str, minilm: str | None) -> tuple[Any, Any]:
@@ -126,9 +117,10 @@ def child(args: argparse.Namespace) -> None:
     print(json.dumps(row))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="qwen2.5-coder-1.5b", help="a shared GGUF name or a .gguf path")
+def main(argv: list[str] | None = None) -> None:
+    parser = quick_parser(__doc__.splitlines()[0])
+    parser.add_argument("--model", default=None,
+                        help="a shared GGUF name or a .gguf path (default qwen2.5-coder-1.5b; --quick: smollm2-135m)")
     parser.add_argument("--label", default=None)
     parser.add_argument("--cache-dir", default=None, help="prompt state folder (default: a new temporary one)")
     parser.add_argument("--long-running", type=int, default=2, metavar="N", help="plans after a whole run (max 2)")
@@ -136,16 +128,21 @@ def main() -> None:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--gguf", help=argparse.SUPPRESS)
     parser.add_argument("--minilm", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.child:
         child(args)
         return
+    model = args.model or ("smollm2-135m" if args.quick else "qwen2.5-coder-1.5b")
+    if args.quick:
+        args.long_running = args.fresh = 0
 
-    gguf = args.model if args.model.endswith(".gguf") else str(fetch_shared_model(args.model, script="fetch-gguf"))
-    try:
-        minilm = str(fetch_shared_model("all-minilm-l6-v2", script="fetch-model"))
-    except Exception:  # noqa: BLE001 - the similarity task then fails; planning is still measured
-        minilm = None
+    gguf = model if model.endswith(".gguf") else str(fetch_shared_model(model, script="fetch-gguf"))
+    minilm = None  # without it the similarity task fails; planning is still measured
+    if not args.quick:
+        try:
+            minilm = str(fetch_shared_model("all-minilm-l6-v2", script="fetch-model"))
+        except Exception:  # noqa: BLE001
+            pass
     cache_dir = args.cache_dir or tempfile.mkdtemp(prefix="prompt-cache-bench-")
     os.environ["HUGGINGGPT_CACHE"] = cache_dir
     os.environ.setdefault("HUGGINGGPT_HOME", tempfile.mkdtemp(prefix="prompt-cache-runs-"))
@@ -190,9 +187,7 @@ def main() -> None:
     print("(prompt: tokens of the planning prompt(s); read: of those, evaluated rather than restored from the "
           "cache; plan: generated; cold is the reference without a cache)")
     label = args.label or Path(gguf).stem
-    out = ROOT / "docs" / "results" / "benchmarks" / f"prompt_cache-{label}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(report, indent=1) + "\n")
+    out = write_result(f"prompt_cache-{label}", report, quick=args.quick, folder=ROOT / "docs" / "results" / "benchmarks")
     print(f"wrote {out.relative_to(ROOT)}")
 
 

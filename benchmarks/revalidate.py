@@ -11,11 +11,13 @@ re-validated with every pass (the plans the current planner makes of those answe
 
     python benchmarks/revalidate.py docs/results/taskbench-test-qwen2.5-coder-1.5b/predictions/global.json
     python benchmarks/revalidate.py benchmarks/results/planning_quality-dev.json --without kinds,repeats
+
+Writes ``benchmarks/results/revalidate.json``. ``--quick``: the first 5 rows of session 4's dev file
+(``docs/results/dev-ab/sampling-checked.json``) when no file is given.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -24,6 +26,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._stubs import quick_parser, write_result  # noqa: E402
 from hugginggpt.agent.plan import validate_plan  # noqa: E402
 from hugginggpt.agent.plan.parse import parse_plan_text  # noqa: E402
 from hugginggpt.agent.plan.passes import SWITCHABLE  # noqa: E402
@@ -35,6 +38,7 @@ from hugginggpt.tools.table import task_table  # noqa: E402
 from tests.shared import shared_path  # noqa: E402
 
 GROUPS = ["overall_overall", "single_overall", "chain_overall", "dag_overall"]
+QUICK_FILE = ROOT / "docs" / "results" / "dev-ab" / "sampling-checked.json"
 
 
 def replan(rows: dict[str, Any], dataset: Any, mapping: TaskBenchMapping, without: str | None,
@@ -85,17 +89,21 @@ def load_rows(path: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("predictions")
+    parser = quick_parser(__doc__.splitlines()[0])
+    parser.add_argument("predictions", nargs="?", default=None)
     parser.add_argument("--data", default=str(shared_path("taskbench")))
     parser.add_argument("--without", action="append", default=[], metavar="NAME[,NAME]",
                         help="also score with these passes switched off together (repeatable)")
     parser.add_argument("--write", metavar="FILE", default=None,
                         help="write the predictions re-validated with every pass to FILE (JSON lines)")
     args = parser.parse_args(argv)
+    if args.predictions is None and not args.quick:
+        parser.error("give a predictions or planning_quality result file")
     dataset = load_taskbench(args.data)
     mapping = TaskBenchMapping(dataset.tools)
-    rows = load_rows(Path(args.predictions))
+    rows = load_rows(Path(args.predictions or QUICK_FILE))
+    if args.quick:
+        rows = dict(list(rows.items())[:5])
     labels = [r for r in dataset.records if r["id"] in rows]
     result = {}
     for without in (None, *SWITCHABLE, *args.without):
@@ -106,7 +114,9 @@ def main(argv: list[str] | None = None) -> None:
         scores = score(labels, predictions, list(dataset.tools.values()), groups=GROUPS)
         result[f"without {without}" if without else "all passes"] = {
             g: {m: round(getattr(s, m), 4) for m in METRICS if getattr(s, m) is not None} for g, s in scores.items()}
-    print(json.dumps({"requests": len(rows), **result}, indent=1))
+    report = {"requests": len(rows), **result}
+    print(json.dumps(report, indent=1))
+    print(f"written {write_result('revalidate', report, quick=args.quick)}", file=sys.stderr)  # stdout: the JSON alone
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """`hugginggpt serve` under load: requests per minute and latency percentiles over real HTTP.
 
     python benchmarks/server_load.py                      # scripted controller, local tools, 100 concurrent
+    python benchmarks/server_load.py --quick              # seconds: the same, 10 concurrent
     python benchmarks/server_load.py --gguf $(../shared/models/fetch-gguf qwen2.5-coder-1.5b) -n 6 -c 2
 
 Scripted (default): one in-process uvicorn server whose controller plans from the request itself
@@ -11,11 +12,13 @@ latency, and the process's resident memory before and after.
 ``--gguf``: `hugginggpt serve --llm gguf:PATH` in its own process; ``-n`` JARVIS ``POST /tasks``
 requests (planning and model selection) at concurrency ``-c``. Also times the same request as a
 cold CLI-style process (import, model load, plan) to show what the warm server saves.
+
+Writes ``benchmarks/results/server_load_<mode>.json``. ``--quick``: the scripted mode with 10 runs
+(checks the script, measures nothing).
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -27,9 +30,7 @@ import time
 from pathlib import Path
 
 import httpx
-
-ROOT = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT.parent))  # run as `python benchmarks/<name>.py` from a checkout
+from _stubs import ROOT, quick_parser, write_result
 
 #: Unseen by the wave and by each other (no cached state of either request): one for the warm server
 #: alone, one for a cold process; the same shape of plan.
@@ -168,22 +169,24 @@ def gguf(path: str, n: int, concurrency: int, port: int) -> dict:
             "warm_server_plan_s": warm_single, "cold_cli_plan_s": cold_s}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None) -> None:
+    parser = quick_parser(__doc__.splitlines()[0])
     parser.add_argument("--gguf", metavar="PATH", help="benchmark `hugginggpt serve` with this GGUF controller")
     parser.add_argument("-n", type=int, default=None, help="requests (default 100 scripted, 6 gguf)")
     parser.add_argument("-c", "--concurrency", type=int, default=2, help="gguf: requests in flight (default 2)")
     parser.add_argument("--port", type=int, default=0)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.quick:  # seconds: scripted, 10 requests
+        args.gguf, args.n = None, args.n or 10
     if args.gguf:
         result = gguf(args.gguf, args.n or 6, args.concurrency, args.port)
     else:
         result = scripted(args.n or 100)
     for key, value in result.items():
         print(f"{key:>20}: {value:.2f}" if isinstance(value, float) else f"{key:>20}: {value}")
-    out = ROOT / "results" / f"server_load_{result['mode']}.json"
-    out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps({**result, "cpu": os.cpu_count(), "load": os.getloadavg()}, indent=2))
+    out = write_result(f"server_load_{result['mode']}", {**result, "cpu": os.cpu_count(), "load": os.getloadavg()},
+                       quick=args.quick)
+    print(f"written {out}")
 
 
 if __name__ == "__main__":

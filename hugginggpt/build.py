@@ -11,15 +11,8 @@ import importlib
 import inspect
 from typing import Any
 
-from hugginggpt.config import Settings
+from hugginggpt.config import AGENT_CLASSES, Settings
 from hugginggpt.errors import HuggingGPTError
-
-# agent choice -> (module, class); imported only when one is built (they pull in heavy modules)
-AGENT_CLASSES = {
-    "global": ("hugginggpt.agent.global_plan", "GlobalPlanAgent"),
-    "react": ("hugginggpt.agent.react", "ReActAgent"),
-    "tools": ("hugginggpt.agent.function_calling", "FunctionCallingAgent"),
-}
 
 
 def make_llm(settings: Settings) -> Any:

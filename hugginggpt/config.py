@@ -42,7 +42,15 @@ EMBEDDED_DEFAULT_LLM = "gguf:Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF/qwen2.5-coder
 #: The hosted controller used when only ``OPENAI_API_KEY`` is set.
 HOSTED_DEFAULT_LLM = "openai:gpt-4o-mini"
 
-AGENTS = ("global", "react", "tools")
+#: THE agent registry: each agent's name (``--agent``, ``HUGGINGGPT_AGENT``, the server's ``model``) and the
+#: module and class that implement it, imported only when one is built. ``AGENTS`` (the names),
+#: ``build.make_agent``, ``hugginggpt.agent``'s lazy attributes and ``eval.compare`` all read it.
+AGENT_CLASSES: dict[str, tuple[str, str]] = {
+    "global": ("hugginggpt.agent.global_plan", "GlobalPlanAgent"),
+    "react": ("hugginggpt.agent.react", "ReActAgent"),
+    "tools": ("hugginggpt.agent.function_calling", "FunctionCallingAgent"),
+}
+AGENTS = tuple(AGENT_CLASSES)
 EXECUTION_POLICIES = ("local", "remote", "hybrid")
 
 PREFIX = "HUGGINGGPT_"

@@ -266,6 +266,11 @@ def _feature_extraction(inputs: Any, params: dict) -> list:
     return [c / norm for c in counts]
 
 
+def _tei_embed(inputs: Any, params: dict) -> list:
+    """As a TEI server answers a text at its root: a batch of one pooled vector."""
+    return [_feature_extraction(inputs, params)]
+
+
 def _chat(body: bytes) -> dict:
     payload = json.loads(body)
     last = payload["messages"][-1]["content"]
@@ -288,6 +293,7 @@ ANSWERS = {
     "image-to-text": _image_to_text,
     "text-to-speech": _text_to_speech,
     "feature-extraction": _feature_extraction,
+    "tei-embed": _tei_embed,  # at /tei-embed: a text embeddings server (TEI) at its root
 }
 MEDIA_ANSWERS = {"text-to-image": "image/png", "image-to-image": "image/png", "text-to-speech": "audio/wav"}
 
@@ -297,7 +303,7 @@ def _answer(task: str, body: bytes, content_type: str) -> tuple[int, bytes, str]
         return 200, json.dumps(_chat(body)).encode(), "application/json"
     if task not in ANSWERS:
         return 400, json.dumps({"error": f"task {task} is not served here"}).encode(), "application/json"
-    if task == "feature-extraction":  # parameters sit at the root for this task
+    if task in ("feature-extraction", "tei-embed"):  # parameters sit at the root for this task
         inputs, params = json.loads(body)["inputs"], {}
     else:
         inputs, params = _inputs(body, content_type)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -125,6 +126,32 @@ def test_run_with_a_hosted_controller_needs_neither_llama_cpp_nor_local_models(t
     assert done.returncode == 1
     assert done.stderr == ("hugginggpt: error: the controller openai:stand-in needs the 'openai' extra: "
                            "pip install 'hugginggpt[openai]'\n")
+
+
+CONTROLNET_BLOCK = """
+import runpy, sys
+for name in {blocked!r}:
+    sys.modules[name] = None
+from tests.test_readme_snippets import BLOCKS
+(block,) = [b for b in BLOCKS if b.id == "controlnet-1"]
+try:
+    exec(block.code, {{"__name__": "__readme__"}})
+except Exception as exc:
+    print(f"{{type(exc).__name__}}: {{exc}}")
+"""
+
+
+def test_the_readme_controlnet_block_without_the_local_extra_says_what_to_install(tmp_path):
+    """The README's ControlNet block in an install with the openai extra only: one error that names the
+    extra, not a riddle (Canny runs only on this machine, and this machine has no transformers or torch)."""
+    (tmp_path / "examples").mkdir()
+    shutil.copy(ROOT / "examples" / "example.jpg", tmp_path / "examples" / "example.jpg")
+    done = subprocess.run([sys.executable, "-c", CONTROLNET_BLOCK.format(blocked=NOT_INSTALLED)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300,
+                          env={**_env(), "HUGGINGGPT_HOME": str(tmp_path / "runs"), "PYTHONPATH": str(ROOT)})
+    assert done.stdout == ("ModelLoadError: canny-control: no model can run it here: locally, transformers and torch "
+                           "not installed: pip install 'hugginggpt[local]'; remotely, the Inference API has no "
+                           "canny-control task (it runs only on this machine)\n"), done.stderr
 
 
 def _env() -> dict[str, str]:

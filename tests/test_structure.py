@@ -211,3 +211,60 @@ def test_the_plan_schema_is_made_in_tools_schemas_only():
                      for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                      if isinstance(node, ast.Constant) and node.value in ("maxItems", "anyOf"))
     assert written == []
+
+
+def test_the_agent_registry_is_config_s_only():
+    """Our agents are registered once, in ``config.AGENT_CLASSES`` (name -> module, class): no other module
+    spells an agent's class or module as a string, or lists the agents' names itself (the CLI, the server,
+    ``build``, ``hugginggpt.agent`` and ``eval.compare`` read the registry)."""
+    from hugginggpt.config import AGENT_CLASSES
+
+    spelled = {part for entry in AGENT_CLASSES.values() for part in entry}
+    names = set(AGENT_CLASSES)
+    owners = {"hugginggpt.config", *(module for module, _ in AGENT_CLASSES.values())}  # an agent may name itself
+    found = []
+    for name, path in _module_names().items():
+        if name in owners:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in spelled:
+                found.append(f"{name}: {node.value!r}")
+            elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+                values = {e.value for e in node.elts if isinstance(e, ast.Constant)}
+                if names <= values:
+                    found.append(f"{name}: a list of the agents' names")
+    assert found == []
+
+
+# ------------------------------------------------------------------ one home per policy
+
+
+def _attribute_uses(attribute: str, package: str = "hugginggpt") -> dict[str, int]:
+    """How often each module under ``package`` names ``.attribute`` (a call or a read)."""
+    uses: dict[str, int] = {}
+    for name, path in _module_names().items():
+        if name == package or name.startswith(package + "."):
+            count = sum(1 for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                        if isinstance(node, ast.Attribute) and node.attr == attribute)
+            if count:
+                uses[name] = count
+    return uses
+
+
+def test_the_tool_call_policy_has_one_home():
+    """Every tool call of every agent is reported by ``agent/tool_call.invoke_tool``: no other module of
+    the agents emits a task's start, end or failure, or puts a deadline on a call."""
+    for event in ("TASK_START", "TASK_END", "TASK_FAILED"):
+        assert set(_attribute_uses(event, "hugginggpt.agent")) == {"hugginggpt.agent.tool_call"}, event
+    assert set(_attribute_uses("timeout", "hugginggpt.agent")) == {"hugginggpt.agent.tool_call"}
+
+
+def test_the_stage_bookkeeping_has_one_home():
+    """A stage's time and its trace fields are written by the run (``AgentRun.stage``), not by the stages:
+    no module but ``agent/run.py`` calls a trace's ``timing`` or ``set``."""
+    assert set(_attribute_uses("timing")) == {"hugginggpt.agent.run"}
+    setters = {name for name, path in _module_names().items()
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+               if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "set"
+               and "trace" in ast.unparse(node.func.value)}
+    assert setters == {"hugginggpt.agent.run"}

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+from hugginggpt.config import AGENT_CLASSES
 from hugginggpt.lazy import lazy_attributes
 
-# Agents written in their own modules; imported on first use, so one missing module breaks no other and
-# a leaf such as ``hugginggpt.agent.events`` loads alone.
+# Agents written in their own modules (the registry: config.AGENT_CLASSES); imported on first use, so one
+# missing module breaks no other and a leaf such as ``hugginggpt.agent.events`` loads alone.
 _LAZY = {
-    "GlobalPlanAgent": "hugginggpt.agent.global_plan",
+    **{class_name: module for module, class_name in AGENT_CLASSES.values()},
     "PlanResult": "hugginggpt.agent.plan.planner",
-    "ReActAgent": "hugginggpt.agent.react",
-    "FunctionCallingAgent": "hugginggpt.agent.function_calling",
 }
 
 __all__ = [*_LAZY]

@@ -8,7 +8,6 @@ ReAct loop. The run lifecycle (trace, usage, callbacks, events, streaming, cance
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,8 +21,9 @@ from hugginggpt.agent.plan.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan import Plan, describe_tools
 from hugginggpt.agent.plan.planner import Planner, PlanResult
 from hugginggpt.agent.request import AgentRequest
-from hugginggpt.agent.response import Answer, astream_response, known_files, response_messages
-from hugginggpt.agent.run import Agent, AgentRun, run_sync
+from hugginggpt.agent.answer_check import Answer, known_files
+from hugginggpt.agent.response import astream_response, response_messages
+from hugginggpt.agent.run import Agent, AgentRun, Stage, run_sync
 from hugginggpt.agent.scheduler import Scheduler
 from hugginggpt.agent.selection import ModelSelector
 from hugginggpt.llm.structured import ConstrainedCache, Structured
@@ -130,49 +130,46 @@ class GlobalPlanAgent(Agent):
     # ------------------------------------------------------------ the steps (hugginggpt.agent.run drives them)
 
     async def _steps(self, run: AgentRun) -> AsyncIterator[dict[str, Any]]:
-        request, trace, tasks = run.request, run.trace, self.task_specs
-        started = time.perf_counter()
-        planned = await self.planner.plan(request, config=run.child("plan"), trace=trace)
-        trace.timing("plan", time.perf_counter() - started)
-        plan = planned.plan
-        trace.set("repairs", planned.repairs)
-        trace.set("raw_plan_outputs", planned.raw_outputs)
-        await run.report_cut_offs()
-        await run.emit(ev.PLAN, plan=plan.as_list(), repairs=planned.repairs)
-        yield {"plan": plan.as_list()}
+        request = run.request
+        async with run.stage("plan") as stage:
+            planned = await self.planner.plan(request, config=stage.config, trace=run.trace)
+            plan, steps = planned.plan, planned.plan.as_list()
+            stage.record(plan=steps, repairs=planned.repairs, raw_plan_outputs=planned.raw_outputs)
+            stage.announce(ev.PLAN, plan=steps, repairs=planned.repairs)
+        yield {"plan": steps}
 
-        started = time.perf_counter()
-        selector = ModelSelector(self.llm, self.catalog if plan.tasks else None, top_k=self.top_k,
-                                 structured=self.structured, trace=trace, constrained=self.constrained,
-                                 runnable=self._tool_can_run)
-        selections = await selector.select(request.input, plan, tasks, run.child("selection"))
-        trace.timing("selection", time.perf_counter() - started)
-        await run.report_cut_offs()
-        await run.emit(ev.SELECTION, selections=selections)
+        async with run.stage("selection") as stage:
+            selections = await self._select(request.input, plan, run, stage.config)
+            stage.record(selections=selections)
+            stage.announce(ev.SELECTION, selections=selections)
         yield {"selections": selections}
         if not self.execute:
             return
 
-        outcomes = await self._execute(plan, selections, run)
-        started = time.perf_counter()
-        messages = response_messages(request.input, plan, selections, outcomes,
-                                     chat_history=request.chat_history, history_tokens=self.history_tokens)
-        files = known_files(outcomes, request.files)
+        async with run.stage("execution") as stage:
+            outcomes = await self._execute(plan, selections, run, stage)
         yield {"results": outcomes}
-        streamed = ""
-        async for item in astream_response(self.llm, messages, files, run.child("response"), trace,
-                                           outcomes=outcomes):
-            if isinstance(item, Answer):
-                answer, invented = item.text, item.invented
-            else:  # the answer as it is written: output pieces that add up to its start
-                streamed += item
-                await run.emit(ev.RESPONSE_DELTA, text=item)
-                yield {"output": item}
-        trace.timing("response", time.perf_counter() - started)
-        trace.set("invented_paths", invented)
-        await run.report_cut_offs()
-        await run.emit(ev.RESPONSE, output=answer, invented_paths=invented)
-        yield {"output": answer[len(streamed):]}  # the notes and failure report after the streamed text
+
+        async with run.stage("response") as stage:
+            messages = response_messages(request.input, plan, selections, outcomes,
+                                         chat_history=request.chat_history, history_tokens=self.history_tokens)
+            streamed = ""
+            async for item in astream_response(self.llm, messages, known_files(outcomes, request.files), stage.config,
+                                               run.trace, outcomes=outcomes):
+                if isinstance(item, Answer):
+                    answer = item
+                else:  # the answer as it is written: output pieces that add up to its start
+                    streamed += item
+                    await run.emit(ev.RESPONSE_DELTA, text=item)
+                    yield {"output": item}
+            stage.answered(answer)
+        yield {"output": answer.text[len(streamed):]}  # the notes and failure report after the streamed text
+
+    async def _select(self, request: str, plan: Plan, run: AgentRun, config: RunnableConfig) -> dict[int, dict[str, Any]]:
+        selector = ModelSelector(self.llm, self.catalog if plan.tasks else None, top_k=self.top_k,
+                                 structured=self.structured, trace=run.trace, constrained=self.constrained,
+                                 runnable=self._tool_can_run)
+        return await selector.select(request, plan, self.task_specs, config)
 
     def _tool_can_run(self, task: str, model: str) -> bool:
         """Whether the tool of ``task`` can run ``model`` (tools without ``can_run`` accept any)."""
@@ -180,13 +177,12 @@ class GlobalPlanAgent(Agent):
         can_run = getattr(tool, "can_run", None)
         return True if can_run is None else bool(can_run(model))
 
-    async def _execute(self, plan: Plan, selections: dict[int, dict[str, Any]], run: AgentRun) -> dict[int, dict[str, Any]]:
-        started = time.perf_counter()
+    async def _execute(self, plan: Plan, selections: dict[int, dict[str, Any]], run: AgentRun,
+                       stage: Stage) -> dict[int, dict[str, Any]]:
         scheduler = Scheduler(plan, {t.name: t for t in self.tools}, self.task_specs, selections=selections,
                               workspace=run.workspace, max_concurrency=self.max_concurrency,
                               task_timeout=self.task_timeout, emit=run.emit)
-        try:
-            return await scheduler.run(run.child("execute"))
-        finally:
-            run.trace.timing("execution", time.perf_counter() - started)
-            run.trace.set("results", scheduler.outcomes)
+        stage.record(results=scheduler.outcomes)  # filled as tasks end: a cancelled run keeps what ran
+        outcomes = await scheduler.run(stage.config)
+        stage.record(results=outcomes)
+        return outcomes

@@ -1,12 +1,11 @@
-"""What the tool-loop agents show the LLM: observations of tool calls, error lines, argument help,
-and the answer of a run stopped by a limit."""
+"""What the tool-loop agents show the LLM: observations of tool calls, argument help, and the answer
+of a run stopped by a limit (a failed call's error line: ``tool_call.tool_error``)."""
 
 from __future__ import annotations
 
 from langchain_core.tools import BaseTool
 
 from hugginggpt.agent.tool_trace import ToolStep, ToolTrace
-from hugginggpt.errors import error_line
 
 #: Longest observation fed back to the LLM; the full result stays in ``results``.
 MAX_OBSERVATION_CHARS = 4000
@@ -18,12 +17,6 @@ def clip_observation(text: str, limit: int = MAX_OBSERVATION_CHARS) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]} ... (truncated, {len(text)} characters)"
-
-
-def tool_error(tool: str, error: BaseException | str) -> str:
-    """The error line of a failed call (``errors.error_line``), naming the tool once."""
-    text = error_line(error)
-    return text if text.startswith(f"{tool}:") else f"{tool}: {text}"
 
 
 def repeat_note(earlier: ToolStep) -> str:

@@ -5,9 +5,8 @@ prediction), and asks for a direct answer first, then the process in the first p
 file paths. What failed or was skipped is not left to the LLM (a small model asked about a failed
 task answered with a similarity score no task had computed): ``failure_report`` writes it from the
 outcomes themselves (what failed, why, and what the user can do), and when nothing succeeded the
-LLM is not asked at all. HuggingGPT's answers sometimes named files that were never produced
-(JARVIS issue #75), so every file path and every decimal number in the LLM's answer is checked
-against the real inputs, outputs and predictions, and a note corrects it.
+LLM is not asked at all. Every file path and every decimal number in the LLM's answer is checked
+against the real inputs, outputs and predictions (``answer_check``), and a note corrects it.
 """
 
 from __future__ import annotations
@@ -15,43 +14,23 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
-import numpy as np
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
+from hugginggpt.agent.answer_check import Answer, checked_answer, generated_files
 from hugginggpt.agent.llm_call import LLMReply, astream_llm
 from hugginggpt.agent.plan import Plan
 from hugginggpt.agent.request import trim_history
 from hugginggpt.agent.trace import Trace
 from hugginggpt.llm.content import content_text
 from hugginggpt.llm.token_limits import RESPONSE_MAX_TOKENS, bounded, token_limit
-from hugginggpt.paths import expand_home
 from hugginggpt.prompts import load_prompt, render_prompt
 from hugginggpt.tools.resources.refs import CANONICAL_REF
-from hugginggpt.tools.resources.sniff import file_kind
 from hugginggpt.tools.results import clip_values, summarize
-from hugginggpt.tools.table import MEDIA_KINDS
 
-#: Documents, archives, keys, databases and model files: a name with one of these (or a media or data
-#: suffix, ``sniff.file_kind``) is a file the answer claims. Suffixes that are also words of prose
-#: (``Node.js``, ``example.com``) are not.
-DOCUMENT_SUFFIXES = ("doc", "docx", "odt", "rtf", "xls", "xlsx", "ods", "ppt", "pptx", "odp", "epub", "zip", "tar",
-                     "gz", "tgz", "bz2", "xz", "7z", "rar", "xml", "yaml", "yml", "toml", "ini", "cfg", "log", "db",
-                     "sqlite", "pem", "key", "crt", "p12", "pfx", "kdbx", "parquet", "pkl", "h5", "pt", "pth",
-                     "safetensors", "onnx", "gguf", "exe", "dll", "sh", "bat", "ps1", "html", "htm", "tsv", "srt")
-# A maximal run of path characters; each run is then judged in Python (no backtracking: linear time).
-_PATH_RUN = re.compile(r"[\w.\-/\\~:%+@]+")
-_URL = re.compile(r"(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]*://\S+", re.IGNORECASE)
-_FILE_URL = re.compile(r"(?<![a-z0-9+.\-])file:\S+", re.IGNORECASE)
-_ROOTED = re.compile(r"(?:/|\\\\|~[\w.\-]*/|[A-Za-z]:[\\/])[\w.\-~]")  # /x, \\host, ~/x, ~user/x, C:\x
-_DOCUMENT_NAME = re.compile(r"[\w\-]\.(?:" + "|".join(DOCUMENT_SUFFIXES) + r")$", re.IGNORECASE)
-_SEPARATOR = re.compile(r"[\\/]")
 #: Arguments longer than this are cut in the response prompt (with a marker saying how much).
 PROMPT_ARG_CHARS = 2000
 
@@ -137,181 +116,6 @@ def nothing_succeeded_answer(outcomes: dict[int, dict[str, Any]]) -> str:
         "I could not complete the request: no task produced a result.")
 
 
-def generated_files(outcomes: dict[int, dict[str, Any]]) -> set[str]:
-    """The files the tasks produced (only a task that succeeded has a result)."""
-    files = set()
-    for outcome in outcomes.values():
-        for kind in MEDIA_KINDS:
-            value = (outcome.get("result") or {}).get(kind)
-            if value:
-                files.add(str(value))
-    return files
-
-
-def known_files(outcomes: dict[int, dict[str, Any]], inputs: list[str | Path]) -> set[str]:
-    """Every file the answer may mention: generated outputs and the user's inputs."""
-    return {str(p) for p in inputs} | generated_files(outcomes)
-
-
-def _mentioned_path(run: str) -> str | None:
-    """The path a run of path characters names: any absolute or home path (``/etc/passwd``,
-    ``~/.ssh/id_rsa``, ``C:\\x``), a relative path through a hidden or parent folder (``.ssh/id_rsa``,
-    ``../secret``), or a file name with a media, data (``sniff.file_kind``) or document suffix (``out.png``,
-    ``report.docx``); else None."""
-    run = run.rstrip(".:,").lstrip(":,")
-    if run.startswith("..."):  # an ellipsis before a name
-        run = run.lstrip(".")
-    if _ROOTED.match(run) or file_kind(run) is not None or _DOCUMENT_NAME.search(run):
-        return run
-    parts = _SEPARATOR.split(run)
-    if len(parts) > 1 and any(part == ".." or (part.startswith(".") and part.strip(".")) for part in parts):
-        return run
-    return None
-
-
-def unknown_paths(answer: str, files: set[str]) -> list[str]:
-    """Paths the answer mentions that are neither an input nor a generated file (nor inside an input
-    folder): every absolute or home path, ``file:`` URL, relative path through a hidden or parent
-    folder, and file name with a media, data or document suffix."""
-    allowed = {str(Path(f)) for f in files} | {Path(f).name for f in files}
-    folders = [Path(f) for f in files if Path(f).is_absolute()]
-
-    def known(path: Path) -> bool:
-        return str(path) in allowed or any(path.is_relative_to(folder) for folder in folders)
-
-    found: list[str] = []
-    for match in _FILE_URL.finditer(answer):
-        url = match.group(0).rstrip(".,;:)]}'\"")
-        try:
-            named = Path(unquote(urlsplit(url).path))
-        except ValueError:
-            named = None
-        if (named is None or not known(named)) and url not in found:
-            found.append(url)
-    text = _URL.sub(" ", _FILE_URL.sub(" ", answer))
-    for match in _PATH_RUN.finditer(text):
-        mention = _mentioned_path(match.group(0))
-        if mention is None or mention in found or mention in allowed or str(Path(mention)) in allowed:
-            continue
-        if known(expand_home(mention)) or any(f.endswith("/" + mention.replace("\\", "/")) for f in allowed):
-            continue  # a known file, or the end of one's path ("outputs/a.png")
-        found.append(mention)
-    return found
-
-
-def check_answer(answer: str, files: set[str], evidence: str | None = None) -> tuple[str, list[str], list[str]]:
-    """The one check of every agent's answer: ``(answer with notes, invented paths, invented numbers)``.
-
-    A note corrects every path the answer names that is neither an input nor a produced file
-    (``unknown_paths``; ``files``: the run's inputs and outputs), and, given ``evidence`` (the text
-    the answer was written from: the request and what the tools produced), every decimal number that
-    no number of the evidence rounds to (``unknown_numbers``). Without evidence (no task ran) numbers
-    are not checked.
-    """
-    invented = unknown_paths(answer, files)
-    numbers = unknown_numbers(answer, evidence) if evidence is not None else []
-    if invented:
-        answer += correction_note(invented, files)
-    if numbers:
-        answer += (f"\n\nNote: {', '.join(numbers)} {'is' if len(numbers) == 1 else 'are'} not a result of "
-                   "any task.")
-    return answer, invented, numbers
-
-
-def correction_note(paths: list[str], files: set[str]) -> str:
-    real = ", ".join(sorted(files)) or "none"
-    return (f"\n\nNote: {', '.join(paths)} {'was' if len(paths) == 1 else 'were'} not produced by any task "
-            f"and {'is' if len(paths) == 1 else 'are'} not an input file; the actual files are: {real}.")
-
-
-def fallback_answer(outcomes: dict[int, dict[str, Any]]) -> str:
-    """A plain account of the results, for when the LLM answers nothing: the user still learns what
-    ran and what it produced (files by path); failures are added by ``failure_report``."""
-    succeeded = {i: o for i, o in outcomes.items() if o.get("status") == "ok"}
-    if not succeeded:
-        return "The model gave no answer, and no task produced a result."
-    lines = ["The model gave no answer; here is what the tasks produced:"]
-    for task_id, outcome in sorted(succeeded.items()):
-        lines.append(f"- task {task_id} ({outcome.get('task')}): {summarize(outcome.get('result') or {}) or 'no output'}")
-    return "\n".join(lines)
-
-
-# A maximal run of word characters and dots, with the minus sign before it; each run is then read in
-# Python (``_numbers``): no pattern part looks ahead, so a long run of digits costs linear time.
-_WORD_RUN = re.compile(r"-?[\w.]+")
-_LEADING_DECIMAL = re.compile(r"\d+\.\d+")
-_LEADING_INTEGER = re.compile(r"\d+")
-_DIGIT = re.compile(r"\d")
-#: Integers longer than this are no result a task computed (and Python refuses to convert them).
-_MAX_INTEGER_DIGITS = 30
-
-
-def _numbers(text: str, leading: re.Pattern[str]) -> list[str]:
-    """The numbers ``leading`` reads at the start of each word of ``text`` (a word: letters, digits,
-    ``_`` and dots) when no digit follows in that word: ``0.87`` in ``0.87s`` and ``-0.5``, nothing
-    in ``1.2.3``, ``v0.5`` or ``0.5x2``."""
-    found = []
-    for run in _WORD_RUN.finditer(text):
-        word = run.group(0)
-        sign = "-" if word.startswith("-") else ""
-        if sign and word[1:2] in ("", "."):
-            continue
-        body = word[len(sign):]
-        if sign and run.start() > 0 and (text[run.start() - 1].isalnum() or text[run.start() - 1] in "_."):
-            sign = ""  # "x-1.5": the dash joins two words, it is no minus sign
-        number = leading.match(body)
-        if number is not None and not _DIGIT.search(body, number.end()):
-            found.append(sign + number.group(0))
-    return found
-
-
-def unknown_numbers(answer: str, shown: str) -> list[str]:
-    """Decimal numbers in ``answer`` that no number in ``shown`` (the prompt: request and
-    predictions) rounds to, as a value or a percentage (0.8734 allows 0.87 and 87.3). An integer of
-    the prompt allows only itself with one decimal place (5 allows 5.0, while 0 does not allow
-    0.0000: that precision was never computed)."""
-    values = np.array(sorted({float(text) for text in _numbers(shown, _LEADING_DECIMAL)}), dtype=np.float64)
-    integers = {int(text) for text in _numbers(shown, _LEADING_INTEGER) if len(text) <= _MAX_INTEGER_DIGITS}
-    found: list[str] = []
-    for text in dict.fromkeys(_numbers(_URL.sub(" ", answer), _LEADING_DECIMAL)):
-        if len(found) >= MAX_NUMBERS_NOTED:
-            break
-        places = len(text.split(".")[1])
-        number = float(text)
-        if places == 1 and number.is_integer() and int(number) in integers:
-            continue
-        if not _rounds_to(values, places, number):
-            found.append(text)
-    return found
-
-
-#: The most invented numbers one answer's note lists (the first ones; the check stops there).
-MAX_NUMBERS_NOTED = 100
-
-
-def _rounds_to(values: np.ndarray, places: int, number: float) -> bool:
-    """Whether a value (or 100 times it: a percentage), rounded to ``places`` decimals, is ``number``.
-
-    numpy picks the few candidates in one pass; Python's exact ``round`` confirms them."""
-    step = 2 * 10.0 ** -min(places, 300) + 1e-9 * max(1.0, abs(number))  # numpy may round the other way
-    for scale, tolerance in ((1.0, 1e-12), (100.0, 1e-9)):
-        scaled = values * scale
-        with np.errstate(all="ignore"):
-            approx = np.round(scaled, min(places, 300))
-            near = ~np.isfinite(approx) | (np.abs(approx - number) <= step)
-        if any(abs(round(float(v), places) - number) < tolerance for v in scaled[near]):
-            return True
-    return False
-
-
-@dataclass
-class Answer:
-    """The response stage's whole answer (notes and failure report included) and the paths it invented."""
-
-    text: str
-    invented: list[str]
-
-
 class _Stripped:
     """Pieces of a text as they come, less the text's leading and trailing whitespace: the pieces
     ``feed`` lets through add up to the whole text's ``strip()``."""
@@ -336,17 +140,15 @@ async def astream_response(llm: BaseChatModel, messages: list[BaseMessage], file
     starts with the pieces put together (what follows them: notes and the failure report).
 
     With ``outcomes`` (the run's tasks): when none succeeded, the answer is
-    ``nothing_succeeded_answer`` and the LLM is not called (trace: ``response_llm`` = "skipped");
-    otherwise the LLM's answer about the successes (at most ``RESPONSE_MAX_TOKENS`` tokens, streamed
-    when the model streams), checked against the prompt (``check_answer``: file paths and decimal
-    numbers that no task produced; trace: ``invented_numbers``), then ``failure_report``. An empty LLM
-    answer is replaced by ``fallback_answer(outcomes)`` (recorded in the trace as ``response_fallback``).
+    ``nothing_succeeded_answer`` and the LLM is not called (``Answer.skipped``); otherwise the LLM's
+    answer about the successes (at most ``RESPONSE_MAX_TOKENS`` tokens, streamed when the model
+    streams; the call recorded in ``trace``), checked against the prompt (``checked_answer``: an empty
+    answer replaced by the fallback, file paths and decimal numbers that no task produced noted), then
+    ``failure_report``.
     """
     outcomes = outcomes or {}
     if outcomes and not any(o.get("status") == "ok" for o in outcomes.values()):
-        if trace is not None:
-            trace.set("response_llm", "skipped: no task produced a result")
-        yield Answer(nothing_succeeded_answer(outcomes), [])
+        yield Answer(nothing_succeeded_answer(outcomes), skipped="skipped: no task produced a result")
         return
     llm = bounded(llm, RESPONSE_MAX_TOKENS)
     stripped, reply = _Stripped(), None
@@ -356,19 +158,12 @@ async def astream_response(llm: BaseChatModel, messages: list[BaseMessage], file
             reply = item
         elif piece := stripped.feed(item):
             yield piece
-    answer = reply.text.strip() if reply is not None else ""
-    if not answer:
-        answer = fallback_answer(outcomes)
-        if trace is not None:
-            trace.set("response_fallback", answer)
     shown = "\n".join(content_text(m) for m in messages) if outcomes else None
-    answer, invented, numbers = check_answer(answer, files, shown)
-    if numbers and trace is not None:
-        trace.set("invented_numbers", numbers)
+    answer = checked_answer(reply.text.strip() if reply is not None else "", files, shown, outcomes)
     report = failure_report(outcomes)
     if report:
-        answer += "\n\nNot done:\n" + report
-    yield Answer(answer, invented)
+        answer.text += "\n\nNot done:\n" + report
+    yield answer
 
 
 async def arespond(llm: BaseChatModel, messages: list[BaseMessage], files: set[str], config: RunnableConfig,

@@ -29,7 +29,7 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain_core.callbacks.manager import adispatch_custom_event
 from langchain_core.messages import AIMessage
@@ -39,11 +39,14 @@ from langchain_core.runnables.utils import AddableDict
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field
 
-from hugginggpt.agent.events import FINAL, LLM_CUT_OFF, RESPONSE_DELTA, STAGE_EVENTS
+from hugginggpt.agent.events import FINAL, LLM_CUT_OFF, RESPONSE, RESPONSE_DELTA, STAGE_EVENTS
 from hugginggpt.agent.limits import Budget, RunLimits
 from hugginggpt.agent.request import AgentRequest
 from hugginggpt.agent.trace import Trace, UsageCounter
 from hugginggpt.llm.content import CUT_OFF, REPETITION
+
+if TYPE_CHECKING:
+    from hugginggpt.agent.answer_check import Answer
 
 AgentInput = dict[str, Any] | str
 T = TypeVar("T")
@@ -78,6 +81,23 @@ class AgentRun:
         """The config of one stage's calls, tagged (``plan``, ``selection``...)."""
         return patch_config(self.config, callbacks=self._run_manager.get_child(tag))
 
+    @contextlib.asynccontextmanager
+    async def stage(self, name: str) -> AsyncIterator[Stage]:
+        """One stage of the run (``plan``, ``selection``, ``execution``, ``response``) with its
+        bookkeeping in one place: its calls' config (``Stage.config``), the trace fields it records
+        (``Stage.record``: each field has this one writer), its time (the trace's ``timings``, also
+        when it fails), then an ``llm_cut_off`` event for each of its LLM answers that ended early, then
+        the event that closes it (``Stage.announce``)."""
+        stage = Stage(self, name)
+        started = time.perf_counter()
+        try:
+            yield stage
+        finally:
+            self.trace.timing(name, time.perf_counter() - started)
+        await self.report_cut_offs()
+        if stage.event is not None:
+            await self.emit(stage.event[0], **stage.event[1])
+
     async def emit(self, name: str, **fields: Any) -> dict[str, Any]:
         """A stage event: recorded in the trace, handed to a stage-event listener, and dispatched as
         a LangChain custom event (``on_custom_event`` in ``astream_events``)."""
@@ -100,6 +120,31 @@ class AgentRun:
                 await self.emit(LLM_CUT_OFF, stage=call.get("stage"), finish_reason=reason,
                                 max_tokens=call.get("max_tokens"), note=cut_off_note(call.get("stage"), reason,
                                                                                     call.get("max_tokens")))
+
+
+class Stage:
+    """One stage of a run, as ``AgentRun.stage`` opens it."""
+
+    def __init__(self, run: AgentRun, name: str):
+        self.name = name
+        #: The config of the stage's LLM and tool calls (tagged with its name).
+        self.config = run.child(name)
+        self._trace = run.trace
+        self.event: tuple[str, dict[str, Any]] | None = None
+
+    def record(self, **fields: Any) -> None:
+        """Write the stage's fields into the trace (``plan``, ``selections``, ``results``...)."""
+        for key, value in fields.items():
+            self._trace.set(key, value)
+
+    def announce(self, name: str, **fields: Any) -> None:
+        """The stage event emitted when the stage ends well (after its cut-off reports)."""
+        self.event = (name, fields)
+
+    def answered(self, answer: Answer) -> None:
+        """The run's final answer: recorded (``Answer.trace_fields``) and announced (``response``)."""
+        self.record(**answer.trace_fields())
+        self.announce(RESPONSE, output=answer.text, invented_paths=answer.invented)
 
 
 class Agent(Runnable[AgentInput, dict[str, Any]]):
@@ -205,21 +250,21 @@ class Agent(Runnable[AgentInput, dict[str, Any]]):
             output.update(rest)
             if request.as_messages:  # a LangGraph messages state: the answer goes back as a message
                 rest["messages"] = [AIMessage(content=output["output"], name=run.trace.data.get("agent"))]
-            self._record(run, output)
+            self._record(run)
             path = str(run.trace.write())
         except BaseException as error:  # failed, cancelled, or the consumer stopped: keep the record
             name = "CancelledError" if isinstance(error, GeneratorExit) else type(error).__name__
             run.trace.set("error", f"{name}: {error}")
-            self._record(run, output)
+            self._record(run)
             run.trace.write()
             raise
         yield AddableDict({**rest, "trace": path})
 
-    def _record(self, run: AgentRun, output: dict[str, Any]) -> None:
-        """Write the run's outcome into its trace (also for a run that failed half-way)."""
-        for key in ("plan", "selections", "results", "output"):
-            if key in output:
-                run.trace.set(key, output[key])
+    def _record(self, run: AgentRun) -> None:
+        """Write what the run used into its trace (also for a run that failed half-way), and the
+        default of each output field no stage recorded (the stages record their own)."""
+        for key, value in _DEFAULTS.items():
+            run.trace.setdefault(key, value)
         usage = run.usage.as_dict()
         if self.limits is not None:  # a step-by-step run: what it used of its limits, and why it stopped
             usage.update(steps=run.budget.steps, repeats=run.budget.repeats)

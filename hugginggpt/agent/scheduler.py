@@ -2,7 +2,7 @@
 
 Each task waits on its dependencies' futures (no polling, unlike HuggingGPT's 0.5 s loop) and
 starts the moment they resolve; independent tasks run in parallel up to ``max_concurrency``, each
-under ``task_timeout``. ``<resource>-N`` anywhere in an argument (several per string, inside lists)
+under ``task_timeout`` through the agents' one tool-call policy (``tool_call.invoke_tool``). ``<resource>-N`` anywhere in an argument (several per string, inside lists)
 is replaced by task N's output of the argument's kind. A failed task marks its dependants skipped,
 with the reason; unrelated tasks still run. The design follows LLMCompiler's task fetching unit.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import time
 from collections.abc import Callable
 from typing import Any, Literal
 
@@ -21,12 +20,14 @@ from langchain_core.tools import BaseTool
 
 from hugginggpt.agent import events as ev
 from hugginggpt.agent.plan import Plan, PlanTask
-from hugginggpt.errors import ResourceError, error_line
+from hugginggpt.agent.tool_call import ToolCall, invoke_tool
+from hugginggpt.errors import ResourceError
 from hugginggpt.tools.resources.refs import RESOURCE_REF
 from hugginggpt.tools.results import resource_value
 from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
 
-Outcome = dict[str, Any]  # {"task", "status": "ok"|"failed"|"skipped", "result", "error"[, "error_type"]}
+#: A task's outcome as ``results`` holds it: ``tool_call.Outcome.record()``, or ``status: "skipped"``.
+Record = dict[str, Any]
 Emit = Callable[..., Any]
 
 
@@ -94,10 +95,10 @@ class Scheduler:
         self.semaphore = asyncio.Semaphore(max(1, max_concurrency))
         self.task_timeout = task_timeout
         self._emit = emit or (lambda *args, **kwargs: None)
-        self.outcomes: dict[int, Outcome] = {}
+        self.outcomes: dict[int, Record] = {}
         self.results: dict[int, dict[str, Any]] = {}
 
-    async def run(self, config: RunnableConfig | None = None) -> dict[int, Outcome]:
+    async def run(self, config: RunnableConfig | None = None) -> dict[int, Record]:
         """Run every task; returns ``{id: outcome}`` in plan order. Cancels cleanly as a whole."""
         done: dict[int, asyncio.Future[str]] = {t.id: asyncio.get_running_loop().create_future()
                                                 for t in self.plan.tasks}
@@ -117,7 +118,7 @@ class Scheduler:
                 status = await asyncio.shield(done[dep])
                 if status != "ok":
                     reason = f"skipped: task {dep} ({self.plan.by_id[dep].task}) {status}"
-                    self._finish(step, "skipped", error=reason)
+                    self._skip(step, reason)
                     await self.emit(ev.TASK_SKIPPED, id=step.id, task=step.task, reason=reason)
                     return
             async with self.semaphore:
@@ -128,25 +129,14 @@ class Scheduler:
 
     async def _execute(self, step: PlanTask, config: RunnableConfig | None) -> None:
         model = self.selections.get(step.id, {}).get("model")
-        started = time.perf_counter()
-        try:
-            args = self._arguments(step)
-            await self.emit(ev.TASK_START, id=step.id, task=step.task, args=args, dep=list(step.dep), model=model)
-            tool_config = patch_config(config, run_name=f"{step.task} #{step.id}",
-                                       configurable={"hf_model": model, "workspace": self.workspace})
-            async with asyncio.timeout(self.task_timeout):  # no extra task per call, unlike wait_for
-                result = await self.tools[step.task].ainvoke(args, tool_config)
-        except TimeoutError:
-            await self._fail(step, f"{step.task}: timed out after {self.task_timeout:g} s", started)
-            return
-        except Exception as exc:  # noqa: BLE001 - one task's failure must not stop the others
-            await self._fail(step, error_line(exc), started, error_type=type(exc).__name__)
-            return
-        result = result if isinstance(result, dict) else {"text": str(result)}
-        self.results[step.id] = result
-        self._finish(step, "ok", result=result)
-        await self.emit(ev.TASK_END, id=step.id, task=step.task, result=result,
-                  seconds=round(time.perf_counter() - started, 6))
+        tool_config = patch_config(config, run_name=f"{step.task} #{step.id}",
+                                   configurable={"hf_model": model, "workspace": self.workspace})
+        call = ToolCall(step.id, step.task, invoke=lambda args: self.tools[step.task].ainvoke(args, tool_config),
+                        args=lambda: self._arguments(step), dep=list(step.dep), model=model)
+        outcome = await invoke_tool(self, call, self.task_timeout)
+        if outcome.status == "ok":
+            self.results[step.id] = outcome.result
+        self.outcomes[step.id] = outcome.record()
 
     def _arguments(self, step: PlanTask) -> dict[str, Any]:
         info = self.tasks.get(step.task)
@@ -162,13 +152,5 @@ class Scheduler:
         if inspect.isawaitable(sent):
             await sent
 
-    async def _fail(self, step: PlanTask, error: str, started: float, *, error_type: str = "TimeoutError") -> None:
-        self._finish(step, "failed", error=error, error_type=error_type)
-        await self.emit(ev.TASK_FAILED, id=step.id, task=step.task, error=error,
-                  seconds=round(time.perf_counter() - started, 6))
-
-    def _finish(self, step: PlanTask, status: str, *, result: dict | None = None, error: str | None = None,
-                error_type: str | None = None) -> None:
-        self.outcomes[step.id] = {"task": step.task, "status": status, "result": result, "error": error}
-        if error_type:
-            self.outcomes[step.id]["error_type"] = error_type
+    def _skip(self, step: PlanTask, reason: str) -> None:
+        self.outcomes[step.id] = {"task": step.task, "status": "skipped", "result": None, "error": reason}

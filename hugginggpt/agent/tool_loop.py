@@ -17,11 +17,12 @@ from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool
 
 from hugginggpt.agent import events as ev
+from hugginggpt.agent.answer_check import checked_answer, known_files
 from hugginggpt.agent.limits import RunLimits
-from hugginggpt.agent.llm_call import LLMReply, acall_llm, bubbles_up
-from hugginggpt.agent.observations import clip_observation, repeat_note, tool_error
-from hugginggpt.agent.response import check_answer, fallback_answer, known_files
+from hugginggpt.agent.llm_call import LLMReply, acall_llm
+from hugginggpt.agent.observations import clip_observation, repeat_note
 from hugginggpt.agent.run import Agent, AgentRun
+from hugginggpt.agent.tool_call import ToolCall, invoke_tool
 from hugginggpt.agent.tool_trace import ToolTrace
 from hugginggpt.llm.content import content_text
 from hugginggpt.llm.token_limits import TURN_MAX_TOKENS, bounded, token_limit
@@ -55,22 +56,17 @@ class ToolLoopAgent(Agent):
 
     async def _steps(self, run: AgentRun) -> AsyncIterator[dict[str, Any]]:
         calls = ToolTrace()
-        try:
-            answer = await self._loop(run, calls)
-        finally:
-            run.trace.set("plan", calls.plan)
-            run.trace.set("results", calls.results)
+        async with run.stage("execution") as stage:
+            try:
+                answer = await self._loop(run, calls)
+            finally:  # a run that fails half-way keeps the calls it made
+                stage.record(plan=calls.plan, results=calls.results)
         results = calls.results
-        if not answer.strip():  # the user still learns what ran and what it produced
-            answer = fallback_answer(results)
-            run.trace.set("response_fallback", answer)
-        evidence = _evidence(run, calls) if calls.steps else None
-        answer, invented, numbers = check_answer(answer, known_files(results, run.request.files), evidence)
-        run.trace.set("invented_paths", invented)
-        if numbers:
-            run.trace.set("invented_numbers", numbers)
-        await run.emit(ev.RESPONSE, output=answer, invented_paths=invented)
-        yield {"plan": calls.plan, "results": results, "output": answer}
+        async with run.stage("response") as stage:
+            evidence = _evidence(run, calls) if calls.steps else None
+            checked = checked_answer(answer, known_files(results, run.request.files), evidence, results)
+            stage.answered(checked)
+        yield {"plan": calls.plan, "results": results, "output": checked.text}
 
     @property
     def turn_llm(self) -> BaseChatModel:
@@ -103,40 +99,49 @@ class ToolLoopAgent(Agent):
         name, call_id = call["name"], call.get("id") or ""
         args = calls.resolve_references(call.get("args") or {})
         earlier = calls.earlier_call(name, args)
-        if earlier is not None:
+        if earlier is not None:  # the same call again: the earlier result, not a second run
             run.budget.note_repeat(name)
+            if earlier.ended is not None:  # a parallel call of the same turn still running: wait for it
+                await asyncio.shield(earlier.ended)
             return ToolMessage(repeat_note(earlier), tool_call_id=call_id, name=name)
         if run.budget.stop_reason is not None or not run.budget.take_step():
             return ToolMessage(f"not run: {run.budget.stop_reason}", tool_call_id=call_id, name=name, status="error")
         step = calls.start(name, args)
-        await _report(run, step)
+        step.ended = asyncio.get_running_loop().create_future()
         try:
-            async with asyncio.timeout(run.budget.remaining_s):
-                reply = await invoke({**call, "args": args, "id": call_id, "type": "tool_call"})
-        except TimeoutError:
-            run.budget.run_out_of_time()
-            calls.fail(step, f"{name}: timed out after {run.budget.limits.time_budget_s:g} s (the run's time budget)")
-        except Exception as error:  # a tool that raises instead of answering with an error message
-            if bubbles_up(error):
-                raise
-            calls.fail(step, tool_error(name, error))
-        else:
-            if not isinstance(reply, ToolMessage):  # a Command (LangGraph): nothing to observe
-                calls.finish(step, {})
-                await _report(run, step)
-                return reply
-            if reply.status == "error":
-                calls.fail(step, tool_error(name, content_text(reply)))
-            else:
-                # The model sees the tool's text, clipped (the envelope stays whole in the results),
-                # the same text when it repeats the call (``repeat_note``).
-                text = content_text(reply)
-                shown = clip_observation(text)
-                calls.finish(step, reply.artifact if isinstance(reply.artifact, dict) else text, shown)
-                await _report(run, step)
-                return reply if shown == text else reply.model_copy(update={"content": shown})
-        await _report(run, step)
-        return ToolMessage(step.observation, tool_call_id=call_id, name=name, status="error")
+            return await ToolLoopAgent._run_call(run, calls, step, call, invoke)
+        finally:
+            if not step.ended.done():
+                step.ended.set_result(None)
+
+    @staticmethod
+    async def _run_call(run: AgentRun, calls: ToolTrace, step: Any, call: dict[str, Any], invoke: CallTool) -> Any:
+        """Run an admitted call through the tool-call policy; what the model is shown of it."""
+        name, call_id = call["name"], call.get("id") or ""
+        args = step.args
+        budget = run.budget
+
+        async def run_tool(resolved: dict[str, Any]) -> Any:
+            return await invoke({**call, "args": resolved, "id": call_id, "type": "tool_call"})
+
+        outcome = await invoke_tool(run, ToolCall(step.id, name, run_tool, args, shown_args=step.recorded_args,
+                                                  dep=step.dep), budget.remaining_s,
+                                    timeout_label=f"{budget.limits.time_budget_s:g} s (the run's time budget)")
+        if outcome.timed_out:
+            budget.run_out_of_time()
+        if outcome.status == "failed":
+            calls.fail(step, outcome.error or name)
+            return ToolMessage(step.observation, tool_call_id=call_id, name=name, status="error")
+        reply = outcome.reply
+        if not isinstance(reply, ToolMessage):  # a Command (LangGraph): nothing to observe
+            calls.finish(step, outcome.result)
+            return reply
+        # The model sees the tool's text, clipped (the envelope stays whole in the results), the same
+        # text when it repeats the call (``repeat_note``).
+        text = content_text(reply)
+        shown = clip_observation(text)
+        calls.finish(step, outcome.result, shown)
+        return reply if shown == text else reply.model_copy(update={"content": shown})
 
 
 def _evidence(run: AgentRun, calls: ToolTrace) -> str:
@@ -144,9 +149,3 @@ def _evidence(run: AgentRun, calls: ToolTrace) -> str:
     model was shown of each call, and the results themselves."""
     shown = [run.request.user_text(), run.budget.stop_reason or "", *(step.observation for step in calls.steps)]
     return "\n".join([*shown, json.dumps(calls.results, ensure_ascii=False, default=str)])
-
-
-async def _report(run: AgentRun, step: Any) -> None:
-    name, fields = step.event()
-    await run.emit(name, **fields)
-

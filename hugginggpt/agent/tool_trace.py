@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hugginggpt.agent import events as ev
 from hugginggpt.agent.scheduler import substitute
+from hugginggpt.agent.tool_call import as_envelope
 from hugginggpt.tools.table import MEDIA_KINDS
 
 #: Envelope keys whose string values a later call may consume.
@@ -33,19 +33,6 @@ def observation_text(output: Any) -> str:
     if isinstance(output, str):
         return output
     return json.dumps(output, ensure_ascii=False, default=str)
-
-
-def as_envelope(output: Any) -> dict[str, Any]:
-    """A tool's output as a result envelope: dicts as they are, JSON objects parsed, text as ``text``."""
-    if isinstance(output, dict):
-        return output
-    if isinstance(output, str):
-        try:
-            parsed = json.loads(output)
-        except ValueError:
-            return {"text": output}
-        return parsed if isinstance(parsed, dict) else {"text": output}
-    return {"data": output}
 
 
 def call_key(tool: str, args: dict[str, Any]) -> str:
@@ -68,6 +55,8 @@ class ToolStep:
     observation: str = ""
     seconds: float | None = None
     started: float = field(default_factory=time.perf_counter)
+    ended: Any = field(default=None, repr=False)
+    """Resolved when the call ends, for a repeat of it that waits (set by the agent that runs it)."""
 
     def node(self) -> dict[str, Any]:
         return {"task": self.task, "id": self.id, "dep": list(self.dep), "args": self.recorded_args}
@@ -75,15 +64,6 @@ class ToolStep:
     def outcome(self) -> dict[str, Any]:
         status = "ok" if self.status == "ok" else "failed"
         return {"task": self.task, "status": status, "result": self.result, "error": self.error}
-
-    def event(self) -> tuple[str, dict[str, Any]]:
-        """The stage event of the step's current state: started, ended, or failed."""
-        if self.status == "running":
-            return ev.TASK_START, {"id": self.id, "task": self.task, "args": self.recorded_args, "dep": self.dep,
-                                  "model": None}
-        if self.status == "ok":
-            return ev.TASK_END, {"id": self.id, "task": self.task, "result": self.result, "seconds": self.seconds}
-        return ev.TASK_FAILED, {"id": self.id, "task": self.task, "error": self.error, "seconds": self.seconds}
 
 
 class ToolTrace:
@@ -136,10 +116,10 @@ class ToolTrace:
         return substitute(args, None, outputs, missing="keep")
 
     def earlier_call(self, task: str, args: dict[str, Any]) -> ToolStep | None:
-        """The first finished call with the same tool and arguments, if any."""
+        """The first call with the same tool and arguments, if any (finished, or still running: a
+        parallel call of the same turn)."""
         with self._lock:
-            step = self._by_key.get(call_key(task, args))
-        return step if step is not None and step.status != "running" else None
+            return self._by_key.get(call_key(task, args))
 
     # -- views -----------------------------------------------------------------------------
     @property

@@ -107,6 +107,11 @@ class Trace:
         with self._lock:
             self.data[key] = value
 
+    def setdefault(self, key: str, value: Any) -> None:
+        """Set ``key`` unless the trace has it already."""
+        with self._lock:
+            self.data.setdefault(key, value)
+
     def event(self, name: str, *, record: bool = True, **fields: Any) -> dict[str, Any]:
         """A stage event with the time since the run started, recorded unless ``record`` is false
         (the response's text pieces: the trace keeps the whole answer instead)."""

@@ -49,6 +49,13 @@ EXAMPLES: dict[str, list[tuple[str, str]]] = {
          "plans of the three agents, scored"),
         ("hugginggpt compare --data taskbench/multimedia --agents global --llm gguf:model.gguf "
          "--split test --critic gguf:model.gguf", "with the critic's pass rate"),
+        ("hugginggpt compare --data taskbench/multimedia --llm openai:Qwen/Qwen2.5-7B-Instruct "
+         "--base-url http://127.0.0.1:8000/v1 --concurrency 32", "a vLLM server, 32 requests at once per agent"),
+        ("hugginggpt compare --data taskbench/multimedia --llm openai:MODEL --base-url URL --shard 2/4 --out part2",
+         "the second of four parts; `hugginggpt merge` joins the parts"),
+    ],
+    "merge": [
+        ("hugginggpt merge part1 part2 part3 part4 --out merged", "the report of the four shards together"),
     ],
     "mcp": [
         ("hugginggpt mcp --allow ~/Pictures", "stdio, for Claude Desktop and other MCP clients"),

@@ -13,7 +13,7 @@ import sys
 from hugginggpt.cli import exit_codes
 
 # name -> module under hugginggpt.cli that registers it
-SUBCOMMANDS = ["run", "chat", "tools", "models", "score", "compare", "serve", "mcp"]
+SUBCOMMANDS = ["run", "chat", "tools", "models", "score", "compare", "merge", "serve", "mcp"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -35,13 +35,16 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=command)
 
 
+#: Seconds a stopping MCP server gives open requests and calls still running in threads.
+GRACE_S = 10.0
+
+
 def command(args: argparse.Namespace) -> int:
     try:
         import mcp  # noqa: F401 - the extra's presence, checked before anything is built
 
         from hugginggpt.mcp import (
             HuggingGPTMCP,
-            bind,
             http_app,
             local_host,
             serve_stdio,
@@ -59,18 +62,20 @@ def command(args: argparse.Namespace) -> int:
 
         anyio.run(serve_stdio, app)
         return 0
-    import uvicorn
+    from hugginggpt.server.connections import Listener, listening_socket, serve, uvicorn_config
 
     if not local_host(args.host):
         print(f"hugginggpt: warning: listening on {args.host}: anyone who can reach this port can run the tools "
               "and read the allowed folders", file=sys.stderr)
     try:
-        sock = bind(args.host, args.port)
+        sock = listening_socket(args.host, args.port)
     except OSError as exc:
         raise HuggingGPTError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     with sock:
         print(f"hugginggpt: MCP on http://{args.host}:{args.port}{args.path} ({len(app.tools) + 1} tools, "
               f"outputs in {app.root})", file=sys.stderr, flush=True)
-        config = uvicorn.Config(http_app(app, host=args.host, path=args.path), log_level=args.log_level)
-        uvicorn.Server(config).run(sockets=[sock])
+        # the header and body deadlines, and the stop, of every HTTP listener the project starts
+        config = uvicorn_config(http_app(app, host=args.host, path=args.path), host=args.host, port=args.port,
+                                log_level=args.log_level, timeout_graceful_shutdown=GRACE_S / 2)
+        serve(Listener(config), [sock], GRACE_S)
     return 0

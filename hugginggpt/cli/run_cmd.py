@@ -70,12 +70,15 @@ def settings_from(args: argparse.Namespace) -> Settings:
 
 
 def input_files(paths: list[str]) -> list[str]:
-    """Absolute paths of the user's input files; a missing one stops the run before any model loads."""
+    """Absolute paths of the user's input files; a missing one, or one that is no regular file (a folder,
+    ``/dev/zero``, a FIFO), stops the run before any model loads or LLM is called."""
     files = []
     for raw in paths:
         path = expand_home(raw)
         if not path.exists():
             raise ResourceError(None, f"input file not found: {raw}")
+        if not path.is_file():
+            raise ResourceError(None, f"input file is not a regular file: {raw}")
         files.append(str(path.resolve()))
     return files
 

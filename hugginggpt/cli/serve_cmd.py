@@ -53,6 +53,9 @@ def register(subparsers: Any) -> None:
 #: The flags' defaults: ServerSettings' own (its module loads no web stack).
 DEFAULTS = {f.name: f.default for f in fields(ServerSettings) if f.default is not MISSING}
 
+#: The largest upload limit the flag takes (1 TiB): past it the limit is no limit, and 1e308 no integer.
+MAX_UPLOAD_MB = 1 << 20
+
 # ServerSettings field -> the flag that sets it, for error messages
 FLAGS = {"max_active": "--max-active", "max_queued": "--max-queued", "request_timeout": "--timeout",
          "keep_runs_s": "--keep-runs", "max_upload_bytes": "--max-upload-mb"}
@@ -70,6 +73,10 @@ def server_settings(args: argparse.Namespace, settings: Any) -> Any:
         raise HuggingGPTError(f"--port must be between 1 and 65535, got {args.port}")
     if not math.isfinite(args.max_upload_mb) or args.max_upload_mb <= 0:
         raise HuggingGPTError(f"--max-upload-mb must be a positive number of MiB, got {args.max_upload_mb}")
+    if args.max_upload_mb > MAX_UPLOAD_MB:
+        raise HuggingGPTError(f"--max-upload-mb must be at most {MAX_UPLOAD_MB} MiB, got {args.max_upload_mb:g}")
+    if args.runs_dir is not None and not args.runs_dir.strip():
+        raise HuggingGPTError("--runs-dir is empty: give a folder (or leave the flag out for the default)")
     runs_dir = args.runs_dir or (Path(settings.trace_dir) / "server" if settings.trace_dir else None)
     options: dict[str, Any] = {"runs_dir": Path(runs_dir)} if runs_dir else {}
     try:
@@ -103,11 +110,10 @@ def show_server_log(level: str) -> None:
 
 def command(args: argparse.Namespace) -> int:
     try:
-        import uvicorn
-
         from hugginggpt.server import create_app
         from hugginggpt.server.agents import pool_from_settings
-        from hugginggpt.server.connections import listening_socket, uvicorn_config
+        from hugginggpt.server.app import stop
+        from hugginggpt.server.connections import Deadlines, Listener, listening_socket, serve, uvicorn_config
     except ImportError as exc:
         raise HuggingGPTError(f"the server needs the 'server' extra: pip install 'hugginggpt[server]' "
                               f"({exc.name} is missing)") from None
@@ -127,11 +133,12 @@ def command(args: argparse.Namespace) -> int:
         print(f"hugginggpt: serving on http://{server.host}:{server.port}/ (agent {settings.agent}, "
               f"runs in {server.runs_dir})", file=sys.stderr, flush=True)
         show_server_log(args.log_level)
-        config = uvicorn_config(app, host=server.host, port=server.port, header_timeout_s=server.header_timeout_s,
-                                log_level=args.log_level, timeout_graceful_shutdown=10)
-        uvicorn_server = uvicorn.Server(config)
+        deadlines = Deadlines(server.header_timeout_s, server.body_timeout_s, server.min_body_bytes_per_s)
+        config = uvicorn_config(app, host=server.host, port=server.port, deadlines=deadlines,
+                                log_level=args.log_level, timeout_graceful_shutdown=server.stop_grace_s / 2)
+        uvicorn_server = Listener(config, on_stop=lambda: stop(app))
         try:
-            uvicorn_server.run(sockets=[sock])
+            serve(uvicorn_server, [sock], server.stop_grace_s)
         except SystemExit:  # uvicorn's own exit when its start-up failed; said in its log
             pass
     if not uvicorn_server.started:

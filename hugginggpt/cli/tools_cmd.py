@@ -31,8 +31,8 @@ def task_lines(tasks: list[Any]) -> list[str]:
 
 
 def task_detail(task: Any) -> list[str]:
-    lines = [f"{task.name} ({task.category})", f"  {task.description}", f"  outputs: {', '.join(task.outputs)}",
-             "  arguments:"]
+    outputs = f"  outputs: {', '.join(task.outputs)}" + (f" ({task.returns})" if task.returns else "")
+    lines = [f"{task.name} ({task.category})", f"  {task.description}", outputs, "  arguments:"]
     for arg in task.args:
         extra = []
         if arg.required:

@@ -14,12 +14,14 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from hugginggpt.eval.scoring import content_type
 from hugginggpt.tools.resources.refs import CANONICAL_REF, RESOURCE_REF
+from hugginggpt.tools.table import MEDIA_KINDS
 
 # TaskBench tool -> (our task, why the name differs)
 _RENAMED = {
     "Image Editing": ("image-text-to-image", "an image edited by a text instruction is the Hub's image-text-to-image"),
 }
-_VALUE_KINDS = ("text", "image", "audio", "video", "list", "table")
+#: The argument kinds whose values a TaskBench node lists (the task table's kinds).
+_VALUE_KINDS = ("text", *MEDIA_KINDS, "list", "table")
 
 
 def hub_name(tool: str) -> str:

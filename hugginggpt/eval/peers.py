@@ -150,6 +150,15 @@ def _outcome(plan: list[dict[str, Any]], error: str | None = None, parse_errors:
     return {"plan": plan, "error": error, "parse_errors": parse_errors, **extra}
 
 
+def _unless_rate_limited(error: Exception) -> None:
+    """Raise ``error`` again when it came from an HTTP 429, so the comparison runs the request again after
+    the server's wait (``compare.run_request``) instead of recording a peer's failure."""
+    from hugginggpt.eval.rate_limit import retry_after
+
+    if retry_after(error) is not None:
+        raise error
+
+
 def _callbacks(config: dict[str, Any] | None) -> list[Any]:
     return list((config or {}).get("callbacks") or [])
 
@@ -210,6 +219,7 @@ class CreateAgentPeer(_Peer):
                                              stream_mode="values"):
                 messages = state.get("messages", messages)
         except Exception as exc:  # a peer that raises or loops: recorded, the comparison goes on
+            _unless_rate_limited(exc)
             error = error_line(exc)
         parse_errors = sum(len(m.invalid_tool_calls) for m in messages if isinstance(m, AIMessage))
         return _outcome(recorder.plan, error, parse_errors)
@@ -235,6 +245,7 @@ class SmolagentsPeer(_Peer):
         try:
             agent.run(request)
         except Exception as exc:  # a peer that raises: recorded, the comparison goes on
+            _unless_rate_limited(exc)
             error = error_line(exc)
         steps = list(getattr(agent.memory, "steps", []))
         parse_errors = sum(1 for step in steps if isinstance(getattr(step, "error", None), AgentParsingError))

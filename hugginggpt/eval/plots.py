@@ -9,7 +9,7 @@ from hugginggpt.eval.scoring import METRICS
 from hugginggpt.eval.taskbench import GRAPH_TYPES
 
 if TYPE_CHECKING:
-    from hugginggpt.eval.compare import Comparison
+    from hugginggpt.eval.report import Report
 
 _LABELS = {"node_f1": "n-F1", "node_f1_macro": "n-F1 macro", "edge_f1": "e-F1", "t_f1": "t-F1", "v_f1": "v-F1",
            "ned": "NED (lower is better)"}
@@ -44,8 +44,9 @@ def grouped_bars(path: Path, title: str, groups: Sequence[str], series: dict[str
     return path
 
 
-def write_plots(comparison: "Comparison") -> dict[str, Path]:
-    """``metrics.png``, ``latency.png`` and ``llm_calls.png`` in the comparison's folder."""
+def write_plots(comparison: "Report") -> dict[str, Path]:
+    """``metrics.png``, ``latency.png`` and ``llm_calls.png`` in the comparison's folder (a ``Report``, or
+    a ``Comparison`` that has run: anything with ``reports``, ``out`` and ``mode``)."""
     reports = comparison.reports
     out = comparison.out
     metrics = {name: [getattr(r.scores["overall_overall"], m) or 0.0 for m in METRICS] for name, r in reports.items()}

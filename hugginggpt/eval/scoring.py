@@ -24,6 +24,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from hugginggpt.errors import DatasetError
 from hugginggpt.eval.jsonl import numbered_lines
 
+# TaskBench's own extension lists (its evaluate.py's content_type), not tools/resources/sniff.py's: the
+# scorer must read a value's kind exactly as TaskBench does, or its v-F1 would not be TaskBench's.
 _EXTENSIONS = (
     ("image", ("jpg", "png", "jpeg", "gif", "bmp", "tiff", "svg", "ico")),
     ("audio", ("mp3", "wav", "wma", "ogg", "aac", "flac", "aiff", "au")),
@@ -102,12 +104,13 @@ def score(labels: Iterable[Mapping[str, Any]], predictions: Mapping[str, Mapping
     ``tool_desc.json`` (their order fixes the tool ids). Returns group name -> ``GroupScore``.
     """
     labels = list(labels)
-    result = {}
-    for group in groups or group_names():
-        split, n_tools = group.split("_", 1)
-        chosen = [row for row in labels if _in_group(row, split, n_tools)]
-        result[group] = score_group(chosen, predictions, tools)
-    return result
+    return {group: score_group(group_rows(labels, group), predictions, tools) for group in groups or group_names()}
+
+
+def group_rows(labels: Iterable[Mapping[str, Any]], group: str) -> list[Mapping[str, Any]]:
+    """The ground-truth rows of a group (``overall_overall``, ``chain_overall``, ``overall_3``...)."""
+    split, n_tools = group.split("_", 1)
+    return [row for row in labels if _in_group(row, split, n_tools)]
 
 
 def _in_group(row: Mapping[str, Any], split: str, n_tools: str) -> bool:
@@ -123,21 +126,38 @@ def _in_group(row: Mapping[str, Any], split: str, n_tools: str) -> bool:
 def score_group(labels: Sequence[Mapping[str, Any]], predictions: Mapping[str, Mapping[str, Any]],
                 tools: Sequence[Mapping[str, Any]]) -> GroupScore:
     """Metrics over the labels that have a prediction (ids in both, in label order)."""
-    tool_names = [tool["id"] for tool in tools]
+    return group_score(read_graphs(labels, predictions, tools), tools)
+
+
+def read_graphs(labels: Sequence[Mapping[str, Any]], predictions: Mapping[str, Mapping[str, Any]],
+                tools: Sequence[Mapping[str, Any]]) -> list[tuple[_Graph, _Graph] | None]:
+    """Each label that has a prediction, with it, read as evaluate.py reads them (gold and predicted
+    graph), in label order; None for a pair evaluate.py skips. The reading of one pair depends on the
+    pairs before it (its memory of the last argument), so the metrics of any selection of these read
+    pairs (``group_score``) are computed on graphs read once, in this order."""
     output_types = {t["id"]: (t["output-type"][0] if t.get("output-type") else "none") for t in tools}
-    pairs = [(row, predictions[str(row["id"])]) for row in labels if str(row["id"]) in predictions]
     reader = _ArgumentReader(output_types)
-    graphs = []
-    for label, prediction in pairs:
-        try:
-            graphs.append(reader.read_pair(label, prediction))
-        except Exception:  # evaluate.py skips a sample that fails in any way; so must we
+    graphs: list[tuple[_Graph, _Graph] | None] = []
+    for row in labels:
+        prediction = predictions.get(str(row["id"]))
+        if prediction is None:
             continue
-    out = GroupScore(all_samples=len(pairs), supports=len(graphs))
-    if not graphs:
+        try:
+            graphs.append(reader.read_pair(row, prediction))
+        except Exception:  # evaluate.py skips a sample that fails in any way; so must we
+            graphs.append(None)
+    return graphs
+
+
+def group_score(graphs: Sequence[tuple[_Graph, _Graph] | None], tools: Sequence[Mapping[str, Any]]) -> GroupScore:
+    """The metrics of read pairs (``read_graphs``; None: a skipped sample, counted in ``all_samples`` only)."""
+    tool_names = [tool["id"] for tool in tools]
+    read = [pair for pair in graphs if pair is not None]
+    out = GroupScore(all_samples=len(graphs), supports=len(read))
+    if not read:
         return out
-    gold = [g for g, _ in graphs]
-    pred = [p for _, p in graphs]
+    gold = [g for g, _ in read]
+    pred = [p for _, p in read]
     out.node_precision, out.node_recall, out.node_f1, macro = _node_scores(
         [g.names for g in gold], [p.names for p in pred], tool_names
     )
@@ -148,7 +168,7 @@ def score_group(labels: Sequence[Mapping[str, Any]], predictions: Mapping[str, M
     tool_ids = {name: i + 1 for i, name in enumerate(tool_names)} | {"<PAD>": -1}
     ratios = [
         sequence_ratio([tool_ids.get(n, 0) for n in p.names], [tool_ids.get(n, 0) for n in g.names])
-        for g, p in graphs
+        for g, p in read
     ]
     out.ned = 1 - sum(ratios) / len(ratios)
     return out

@@ -36,6 +36,7 @@ from hugginggpt.llm.json_text import read_json, strip_fence
 
 _TAG = "<tool_call>"
 _BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
+_CUT_CALL = re.compile(r'\s*(?:```(?:json)?\s*)?\[?\s*\{\s*"name"\s*:\s*"([^"\\]+)"')
 
 TOOLS_INSTRUCTIONS = (
     "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
@@ -165,9 +166,16 @@ def _read_bare(text: str, known: set[str]) -> tuple[list[ToolCall], list[Invalid
     """An answer made only of call objects without tags (Qwen and Hermes-style models write them).
 
     Read only when every value names a tool offered in this request: ``{"name": "Bob"}`` is an
-    answer, not a call. A value naming an offered tool whose arguments are unusable is an invalid call.
+    answer, not a call. A value naming an offered tool whose arguments are unusable is an invalid call,
+    and so is an answer that opens a call of an offered tool and is cut off before the call is complete
+    (``max_tokens``, a repetition stop).
     """
     values = _lenient_values(text)
+    if values is None:
+        opened = _CUT_CALL.match(text)
+        if opened is not None and opened.group(1) in known:
+            return [], [_invalid(opened.group(1), text, "the tool call is not readable JSON (or was cut off)")]
+        return None
     if not values or not all(_name_of(value) in known for value in values):
         return None
     return _split(values, known, text)

@@ -29,7 +29,7 @@ The MCP SDK itself loads only when a server is made or a call answered.
 from __future__ import annotations
 
 from hugginggpt.mcp.protocol import AGENT_TOOL, MEDIA_ARG_HINT, HuggingGPTMCP, mcp_input_schema
-from hugginggpt.mcp.transports import bind, http_app, local_host, serve_stdio
+from hugginggpt.mcp.transports import http_app, local_host, serve_stdio
 
-__all__ = ["AGENT_TOOL", "MEDIA_ARG_HINT", "HuggingGPTMCP", "bind", "http_app", "local_host", "mcp_input_schema",
+__all__ = ["AGENT_TOOL", "MEDIA_ARG_HINT", "HuggingGPTMCP", "http_app", "local_host", "mcp_input_schema",
            "serve_stdio"]

@@ -1,4 +1,6 @@
-"""How an MCP server is reached: stdio, or streamable HTTP on a socket bound before anything loads."""
+"""How an MCP server is reached: stdio, or streamable HTTP (held by the project's one HTTP listener,
+``hugginggpt.server.connections``: a socket bound before anything loads, header and body deadlines, a stop
+within its grace period)."""
 
 from __future__ import annotations
 
@@ -35,21 +37,6 @@ def local_host(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return host == "localhost"
-
-
-def bind(host: str, port: int) -> Any:
-    """A socket bound to ``host``:``port`` before anything loads, so a port in use is one line at once
-    (the server package's ``listening_socket`` needs its FastAPI extra)."""
-    import socket
-
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host.strip("[]"), port))
-    except OSError:
-        sock.close()
-        raise
-    return sock
 
 
 def http_app(app: HuggingGPTMCP, *, host: str = "127.0.0.1", path: str = "/mcp",

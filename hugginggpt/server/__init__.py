@@ -7,6 +7,8 @@
 - ``runs``: the run registry and lifecycle (admission, events, cancellation, retention)
 - ``messages``: chat messages in (JARVIS and OpenAI bodies) to the agent contract's input
 - ``files``: uploads in (size and type checks) and run files out (confined to the run's folder)
+- ``bodies``: the request bodies as pydantic models (the OpenAPI schema)
+- ``connections``: the HTTP listener (of ``mcp --http`` too): bound socket, header and body deadlines, the stop
 - ``auth``, ``errors``: bearer keys; 4xx/5xx JSON errors
 - ``routes_jarvis``, ``routes_openai``, ``routes_runs``, ``routes_page``: the endpoints
 """

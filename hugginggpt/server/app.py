@@ -14,6 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from hugginggpt.server import routes_jarvis, routes_openai, routes_page, routes_runs
 from hugginggpt.server.agents import AgentPool, read_prompts_ahead
 from hugginggpt.server.auth import require_key
+from hugginggpt.server.bodies import add_components
 from hugginggpt.server.errors import install_error_handlers
 from hugginggpt.server.headers import SecurityHeaders
 from hugginggpt.server.routes_page import STATIC
@@ -63,4 +64,20 @@ def create_app(settings: ServerSettings, agents: AgentPool, *, warm_default: boo
     app.include_router(routes_openai.router, dependencies=guarded)
     app.include_router(routes_page.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    plain_openapi = app.openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            app.openapi_schema = add_components(plain_openapi())
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]  # the request bodies' models in the components
     return app
+
+
+async def stop(app: FastAPI) -> None:
+    """The server is told to stop: its runs are cancelled and recorded, and what waits on them answered
+    (503) before the connections close (``connections.Listener``'s ``on_stop``)."""
+    registry = getattr(getattr(app, "state", None), "registry", None)
+    if registry is not None:
+        await registry.stop()

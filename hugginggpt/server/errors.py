@@ -10,6 +10,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from hugginggpt.server.wire import WireJSONResponse
 
@@ -58,6 +59,13 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
         return error_response(exc.status_code, str(exc.detail), code, getattr(exc, "headers", None))
+
+    @app.exception_handler(ClientDisconnect)
+    async def _gone(request: Request, exc: ClientDisconnect) -> JSONResponse:
+        # the client went away while sending its body (or its body deadline closed the connection):
+        # nobody reads this answer, and it is no error of the server's (one debug line, no traceback)
+        log.debug("client left during the body of %s %s", request.method, request.url.path)
+        return error_response(400, "the client disconnected before its body was complete", "client_disconnected")
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

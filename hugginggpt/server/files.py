@@ -3,17 +3,20 @@ a run's files are served only from inside its folder (no ``..``, absolute path, 
 
 from __future__ import annotations
 
+import codecs
+import io
 import re
 import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from starlette.datastructures import FormData
 from starlette.formparsers import MultiPartException, MultiPartParser
 from starlette.requests import Request
 
 from hugginggpt.server.errors import ApiError
+from hugginggpt.server.settings import ServerSettings
 from hugginggpt.tools.resources.sniff import sniff_suffix
 
 #: Uploads that are not media must be UTF-8 text with one of these extensions.
@@ -30,41 +33,80 @@ def safe_stem(filename: str | None) -> str:
     return stem or "upload"
 
 
-def upload_suffix(data: bytes, filename: str | None) -> str:
-    """The extension the content proves (media by magic bytes, else UTF-8 text by name); 415 otherwise."""
-    sniffed = sniff_suffix(data[:64])
+def _unsupported(filename: str | None) -> ApiError:
+    return ApiError(415, f"upload {filename or '(unnamed)'!r}: unsupported type; send an image, audio or video "
+                         f"file, or UTF-8 text ({', '.join(sorted(TEXT_SUFFIXES))})", code="unsupported_media_type")
+
+
+def upload_suffix(head: bytes, filename: str | None) -> str:
+    """The extension the content's first bytes prove (media by magic bytes), else the name's when it is
+    a text extension (the content must then be UTF-8: ``store_upload`` checks it as it copies); 415
+    otherwise."""
+    sniffed = sniff_suffix(head[:64])
     if sniffed:
         return sniffed
     suffix = Path(filename or "").suffix.lower()
     if suffix in TEXT_SUFFIXES:
-        try:
-            data.decode("utf-8")
-            return suffix
-        except UnicodeDecodeError:
-            pass
-    raise ApiError(415, f"upload {filename or '(unnamed)'!r}: unsupported type; send an image, audio or video "
-                        f"file, or UTF-8 text ({', '.join(sorted(TEXT_SUFFIXES))})", code="unsupported_media_type")
+        return suffix
+    raise _unsupported(filename)
 
 
-def store_upload(data: bytes, filename: str | None, folder: Path) -> Path:
-    """Write an upload's bytes under a safe unique name in ``folder``; returns the absolute path.
+def store_upload(source: bytes | BinaryIO, filename: str | None, folder: Path) -> Path:
+    """Copy an upload (its bytes, or a file positioned anywhere) under a safe unique name in ``folder``,
+    a chunk at a time; returns the absolute path. The type is checked by content (``upload_suffix``;
+    text as it is copied: nothing that is not UTF-8 stays).
 
     The name is the upload's own (made safe) when it is free, else that name with a random part:
     one exclusive create each, never a search through taken names. Blocking: call it off the event loop.
     """
-    if not data:
+    handle = io.BytesIO(source) if isinstance(source, (bytes, bytearray)) else source
+    handle.seek(0)
+    head = handle.read(64)
+    if not head:
         raise ApiError(400, f"upload {filename or '(unnamed)'!r} is empty", code="empty_upload")
-    suffix = upload_suffix(data, filename)
+    suffix = upload_suffix(head, filename)
+    text = codecs.getincrementaldecoder("utf-8")() if suffix in TEXT_SUFFIXES else None
     folder.mkdir(parents=True, exist_ok=True)
     stem = safe_stem(filename)
     path = folder / f"{stem}{suffix}"
     while True:
         try:
-            with path.open("xb") as handle:
-                handle.write(data)
-            return path.resolve()
+            out = path.open("xb")
+            break
         except FileExistsError:
             path = folder / f"{stem}-{secrets.token_hex(4)}{suffix}"
+    try:
+        with out:
+            chunk = head
+            while chunk:
+                if text is not None:
+                    text.decode(chunk)
+                out.write(chunk)
+                chunk = handle.read(_CHUNK)
+            if text is not None:
+                text.decode(b"", final=True)
+    except UnicodeDecodeError:
+        path.unlink(missing_ok=True)
+        raise _unsupported(filename) from None
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    return path.resolve()
+
+
+def declared_length(request: Request) -> int | None:
+    """The body's length as its ``Content-Length`` declares it; None without one (a chunked body) or
+    with one that is no number (the body is then counted as it arrives)."""
+    text = request.headers.get("content-length", "").strip()
+    if not (text.isascii() and text.isdigit()):
+        return None
+    return int(text) if len(text) <= 18 else 1 << 62
+
+
+def body_budget(request: Request, limit: int) -> int:
+    """The bytes a body whose limit is ``limit`` may still bring: its declared length, at most ``limit``."""
+    declared = declared_length(request)
+    return limit if declared is None else min(declared, limit)
 
 
 #: The header of an answer given before the body was read whole: the server closes the connection
@@ -97,15 +139,16 @@ class _CountingParser(MultiPartParser):
         super().on_part_data(data, start, end)
 
 
-async def read_form(request: Request, *, max_files: int, max_file_bytes: int, max_fields: int,
-                    max_part_size: int) -> FormData:
+async def read_form(request: Request, settings: ServerSettings) -> FormData:
     """The request's multipart form, its bytes counted as they arrive: 413 as soon as one file passes
-    ``max_file_bytes`` or the body passes what the limits allow a form, whether or not the client
-    declared a Content-Length; 400 for a malformed form."""
-    limit = max_file_bytes * max_files + max_part_size * max_fields + 65536
+    ``max_upload_bytes`` or the body passes what the limits allow a form (``max_form_bytes``), whether
+    or not the client declared a Content-Length; 400 for a malformed form. Files wait in temporary
+    files (at most 1 MiB of each in memory)."""
+    limit = settings.max_form_bytes
+    max_files, max_file_bytes = settings.max_files, settings.max_upload_bytes
     too_large = f"the form is larger than the limit of {max_file_bytes} bytes per file and {max_files} files"
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and len(declared) < 20 and int(declared) > limit:
+    declared = declared_length(request)
+    if declared is not None and declared > limit:
         raise ApiError(413, too_large, code="upload_too_large", headers=CLOSE)
 
     async def counted() -> AsyncIterator[bytes]:
@@ -118,8 +161,8 @@ async def read_form(request: Request, *, max_files: int, max_file_bytes: int, ma
 
     stream = counted()
     try:
-        parser = _CountingParser(request.headers, stream, max_files=max_files, max_fields=max_fields,
-                                 max_part_size=max_part_size, max_file_bytes=max_file_bytes)
+        parser = _CountingParser(request.headers, stream, max_files=max_files, max_fields=settings.FORM_FIELDS,
+                                 max_part_size=settings.max_field_bytes, max_file_bytes=max_file_bytes)
         return await parser.parse()
     except _TooLarge as exc:
         raise ApiError(413, exc.message, code="upload_too_large", headers=CLOSE) from None
@@ -129,18 +172,6 @@ async def read_form(request: Request, *, max_files: int, max_file_bytes: int, ma
         raise ApiError(400, f"bad multipart form: {exc}", code="bad_upload") from None
     finally:
         await stream.aclose()
-
-
-async def read_upload(upload: Any, max_bytes: int) -> bytes:
-    """An uploaded file's bytes, read in chunks; 413 as soon as it passes ``max_bytes``."""
-    chunks, size = [], 0
-    while chunk := await upload.read(_CHUNK):
-        size += len(chunk)
-        if size > max_bytes:
-            raise ApiError(413, f"upload {upload.filename!r} is larger than the limit of {max_bytes} bytes",
-                           code="upload_too_large")
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def confined_file(folder: Path, name: str) -> Path:

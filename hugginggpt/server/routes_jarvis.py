@@ -12,33 +12,35 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from hugginggpt.server.routes_runs import outcome_or_error, read_chat, start_chat, wait_or_cancel
+from hugginggpt.server.bodies import JarvisRequest, request_body
+from hugginggpt.server.routes_runs import outcome_or_error, start_chat, wait_or_cancel
 from hugginggpt.server.runs import Run
 
 router = APIRouter()
+BODY = request_body(JarvisRequest)
 
 
-async def _run(request: Request, *, plan_only: bool = False) -> Run:
-    runs, _, chat, agent = await read_chat(request, "agent")
-    run = await start_chat(runs, chat, agent, plan_only=plan_only)
+async def _run(request: Request, *, plan_only: bool = False) -> tuple[Run, dict[str, Any]]:
+    """The request's run, once it has ended well, and its output as the server shows it (file paths as URLs)."""
+    _, run = await start_chat(request, JarvisRequest, "agent", plan_only=plan_only)
     await wait_or_cancel(request, run)
-    outcome_or_error(run)
-    return run
+    outcome_or_error(request, run)
+    return run, run.public(run.output)
 
 
-@router.post("/tasks")
+@router.post("/tasks", openapi_extra=BODY)
 async def tasks(request: Request) -> list[dict[str, Any]]:
-    run = await _run(request, plan_only=True)
-    return list(run.output.get("plan") or [])
+    _, output = await _run(request, plan_only=True)
+    return list(output.get("plan") or [])
 
 
-@router.post("/results")
+@router.post("/results", openapi_extra=BODY)
 async def results(request: Request) -> dict[str, Any]:
-    run = await _run(request)
-    plan = {step.get("id"): step for step in run.output.get("plan") or [] if isinstance(step, dict)}
-    selections = run.output.get("selections") or {}
+    _, output = await _run(request)
+    plan = {step.get("id"): step for step in output.get("plan") or [] if isinstance(step, dict)}
+    selections = output.get("selections") or {}
     answer = {}
-    for task_id, outcome in (run.output.get("results") or {}).items():
+    for task_id, outcome in (output.get("results") or {}).items():
         inference = outcome.get("result") if outcome.get("status") == "ok" else {"error": outcome.get("error")}
         answer[str(task_id)] = {"task": plan.get(task_id, {"task": outcome.get("task")}),
                                 "choose model result": selections.get(task_id),
@@ -46,7 +48,7 @@ async def results(request: Request) -> dict[str, Any]:
     return answer
 
 
-@router.post("/hugginggpt")
+@router.post("/hugginggpt", openapi_extra=BODY)
 async def hugginggpt(request: Request) -> dict[str, Any]:
-    run = await _run(request)
-    return {"message": run.output.get("output", "")}
+    _, output = await _run(request)
+    return {"message": output.get("output", "")}

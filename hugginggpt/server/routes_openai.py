@@ -20,7 +20,8 @@ from fastapi.responses import StreamingResponse
 
 from hugginggpt.agent.events import FINAL, RESPONSE_DELTA
 from hugginggpt.server.errors import ApiError, error_body
-from hugginggpt.server.routes_runs import outcome_or_error, read_chat, registry, start_chat, wait_or_cancel
+from hugginggpt.server.bodies import ChatCompletionRequest, request_body
+from hugginggpt.server.routes_runs import outcome_or_error, registry, start_chat, wait_or_cancel
 from hugginggpt.server.runs import FINISHED, Run
 from hugginggpt.server.sse import HEARTBEAT_S, KEEP_ALIVE, SSE_HEADERS, sse
 from hugginggpt.server.stages import run_files
@@ -50,25 +51,32 @@ def _usage(run: Run) -> dict[str, int]:
 
 def _extension(run: Run) -> dict[str, Any]:
     output = run.output or {}
-    return {"run_id": run.id, "plan": output.get("plan"), "results": output.get("results"),
+    return {"run_id": run.id, "plan": run.public(output.get("plan")), "results": run.public(output.get("results")),
             "files": run_files(output, run.folder, run.base_url)}
 
 
-@router.post("/chat/completions")
+def _answer(run: Run) -> str:
+    """The run's answer as the server shows it (file paths as URLs)."""
+    return run.public(run.output.get("output", ""))
+
+
+@router.post("/chat/completions", openapi_extra=request_body(ChatCompletionRequest))
 async def chat_completions(request: Request) -> Any:
-    runs, body, chat, model = await read_chat(request, "model")
-    stream = body.get("stream", False)
-    if not isinstance(stream, bool):
-        raise ApiError(400, "'stream' must be true or false")
-    run = await start_chat(runs, chat, model)
+    def stream_flag(body: Any) -> bool:
+        stream = body.get("stream", False)
+        if not isinstance(stream, bool):
+            raise ApiError(400, "'stream' must be true or false")
+        return stream
+
+    body, run = await start_chat(request, ChatCompletionRequest, "model", check=stream_flag)
     completion_id, created = f"chatcmpl-{run.id}", int(time.time())
-    if stream:
+    if body.get("stream", False):
         return StreamingResponse(_chunks(request, run, completion_id, created), media_type="text/event-stream",
                                  headers=SSE_HEADERS)
     await wait_or_cancel(request, run)
-    outcome_or_error(run)
+    outcome_or_error(request, run)
     return {"id": completion_id, "object": "chat.completion", "created": created, "model": run.agent,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": run.output.get("output", "")},
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": _answer(run)},
                          "finish_reason": "stop", "logprobs": None}],
             "usage": _usage(run), "hugginggpt": _extension(run)}
 
@@ -93,12 +101,12 @@ async def _chunks(request: Request, run: Run, completion_id: str, created: int):
             elif event["event"] != FINAL:
                 yield chunk({}, hugginggpt_event=event)
         if run.status == "done":
-            answer = run.output.get("output", "")
+            answer = _answer(run)
             yield chunk({"content": answer[len(streamed):] if answer.startswith(streamed) else answer})
             yield chunk({}, "stop", usage=_usage(run), hugginggpt=_extension(run))
         else:
             try:
-                outcome_or_error(run)
+                outcome_or_error(request, run)
             except ApiError as exc:
                 yield sse(error_body(exc.message, exc.code, exc.status))
         yield sse("[DONE]")

@@ -5,17 +5,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, StreamingResponse
 
+from pydantic import BaseModel
+
 from hugginggpt.build import agent_input
+from hugginggpt.server.bodies import RunForm, RunRequest, request_body, validated
 from hugginggpt.server.errors import ApiError
-from hugginggpt.server.files import confined_file, read_form, read_upload, store_upload
+from hugginggpt.server.files import body_budget, confined_file, read_form, store_upload
 from hugginggpt.server.messages import ChatRequest, parse_messages
-from hugginggpt.server.runs import FINISHED, Run, RunRegistry
+from hugginggpt.server.runs import FINISHED, STOPPED, Run, RunRegistry, stopping_error
 from hugginggpt.server.settings import ServerSettings
 from hugginggpt.server.stages import media_kind
 from hugginggpt.server.sse import HEARTBEAT_S, KEEP_ALIVE, SSE_HEADERS, read_json, sse
@@ -69,36 +73,44 @@ def check_text(value: Any, max_chars: int) -> str:
     return value
 
 
+def origin(request: Request) -> str:
+    """The server as the request named it (``http://host:port``): its run files' URLs start with it."""
+    return str(request.base_url).rstrip("/")
+
+
 async def start_from_form(request: Request, runs: RunRegistry) -> Run:
+    """A run from a multipart form, admitted before its body is read; its files are copied from the
+    form's temporary files into the run's folder."""
     settings = runs.settings
-    form = await read_form(request, max_files=settings.max_files, max_file_bytes=settings.max_upload_bytes,
-                           max_fields=16, max_part_size=4 * settings.max_message_chars)
-    try:
-        check_fields(form.keys(), RUN_FIELDS + FORM_FILES)
-        text = check_text(form.get("input"), settings.max_message_chars)
-        plan_only = check_plan_only(form.get("plan_only"))
-        history_raw = form.get("chat_history")
+    with runs.admitted(body_budget(request, settings.max_form_bytes), origin(request)) as admission:
+        form = await read_form(request, settings)
         try:
-            history = check_history(json.loads(history_raw) if isinstance(history_raw, str) and history_raw else None)
-        except json.JSONDecodeError:
-            raise ApiError(400, "'chat_history' must be a JSON list") from None
-        agent = form.get("agent")
-        uploads = [f for key, f in form.multi_items() if key in FORM_FILES and not isinstance(f, str)]
-        run = runs.create(agent if isinstance(agent, str) else None, plan_only=plan_only)
-        try:
-            files = [(await read_upload(f, settings.max_upload_bytes), f.filename) for f in uploads]
-            paths = await asyncio.to_thread(store_uploads, files, run.folder / "uploads")
-        except BaseException:
-            runs.discard(run)
-            raise
-    finally:
-        await form.close()
+            check_fields(form.keys(), RUN_FIELDS + FORM_FILES)
+            text = check_text(form.get("input"), settings.max_message_chars)
+            plan_only = check_plan_only(form.get("plan_only"))
+            history_raw = form.get("chat_history")
+            try:
+                history = check_history(json.loads(history_raw) if isinstance(history_raw, str) and history_raw else None)
+            except json.JSONDecodeError:
+                raise ApiError(400, "'chat_history' must be a JSON list") from None
+            agent = form.get("agent")
+            validated(RunForm, {key: value for key, value in form.items() if isinstance(value, str)})
+            uploads = [f for key, f in form.multi_items() if key in FORM_FILES and not isinstance(f, str)]
+            run = admission.create(agent if isinstance(agent, str) else None, plan_only=plan_only)
+            try:
+                paths = await asyncio.to_thread(store_uploads, [(f.file, f.filename) for f in uploads],
+                                                run.folder / "uploads")
+            except BaseException:
+                runs.discard(run)
+                raise
+        finally:
+            await form.close()
     return runs.start(run, agent_input(text, history, paths))
 
 
-def store_uploads(files: list[tuple[bytes, str | None]], folder: Path) -> list[str]:
-    """Write each (bytes, file name) into ``folder`` (``store_upload``); their absolute paths."""
-    return [str(store_upload(data, name, folder)) for data, name in files]
+def store_uploads(files: list[tuple[Any, str | None]], folder: Path) -> list[str]:
+    """Copy each (bytes or file, file name) into ``folder`` (``store_upload``); their absolute paths."""
+    return [str(store_upload(source, name, folder)) for source, name in files]
 
 
 def chat_request(body: Any, settings: ServerSettings) -> ChatRequest:
@@ -107,37 +119,33 @@ def chat_request(body: Any, settings: ServerSettings) -> ChatRequest:
                           max_file_bytes=settings.max_upload_bytes)
 
 
-async def read_body(request: Request, runs: RunRegistry) -> Any:
-    """The JSON body of a request that starts a run: at most 4 bytes per character of the longest
-    message, and 64 KiB for the rest."""
-    return await read_json(request, 4 * runs.settings.max_message_chars + 65536)
-
-
-async def read_chat(request: Request, agent_key: str) -> tuple[RunRegistry, Any, ChatRequest, str | None]:
-    """A chat body (JARVIS's and OpenAI's): the registry, the body, its chat request, and the agent that
-    the body's ``agent_key`` names (None: the default one)."""
+async def start_chat(request: Request, model: type[BaseModel], agent_key: str, *, plan_only: bool = False,
+                     check: Callable[[Any], Any] | None = None) -> tuple[Any, Run]:
+    """A run for a chat body (JARVIS's and OpenAI's, as ``model``), admitted before the body is read:
+    the body and its run, started, with the files sent inside the messages stored in the run's folder.
+    The body's ``agent_key`` names the agent (None: the default one); ``check``: the route's own checks
+    of the body, before the run is made."""
     runs = registry(request)
-    body = await read_body(request, runs)
-    chat = chat_request(body, runs.settings)
-    agent = body.get(agent_key)
-    if agent is not None and not isinstance(agent, str):
-        raise ApiError(400, f"'{agent_key}' must be a string (an agent: see GET /v1/models)")
-    return runs, body, chat, agent
+    limit = runs.settings.max_json_bytes
+    with runs.admitted(body_budget(request, limit), origin(request)) as admission:
+        body = await read_json(request, limit)
+        chat = chat_request(body, runs.settings)
+        agent = body.get(agent_key)
+        if agent is not None and not isinstance(agent, str):
+            raise ApiError(400, f"'{agent_key}' must be a string (an agent: see GET /v1/models)")
+        if check is not None:
+            check(body)
+        validated(model, body)
+        run = admission.create(agent, plan_only=plan_only)
+        try:
+            paths = await asyncio.to_thread(store_uploads, chat.attachments, run.folder / "uploads")
+        except BaseException:
+            runs.discard(run)
+            raise
+    return body, runs.start(run, agent_input(chat.input, chat.chat_history, paths))
 
 
-async def start_chat(runs: RunRegistry, chat: ChatRequest, agent: str | None, *, plan_only: bool = False) -> Run:
-    """A run for a chat request (JARVIS and OpenAI bodies): files sent inside the messages are stored
-    in the run's folder and given to the agent."""
-    run = runs.create(agent, plan_only=plan_only)
-    try:
-        paths = await asyncio.to_thread(store_uploads, chat.attachments, run.folder / "uploads")
-    except BaseException:
-        runs.discard(run)
-        raise
-    return runs.start(run, agent_input(chat.input, chat.chat_history, paths))
-
-
-@router.post("/runs", status_code=201)
+@router.post("/runs", status_code=201, openapi_extra=request_body(RunRequest, RunForm))
 async def create_run(request: Request) -> dict[str, Any]:
     """JSON ``{"input", "chat_history"?, "agent"?, "plan_only"?}`` or multipart (fields ``input``,
     ``chat_history`` as JSON, ``agent``, ``plan_only``, files under ``files``) -> ``{"id", "events",
@@ -150,17 +158,20 @@ async def create_run(request: Request) -> dict[str, Any]:
         raise ApiError(415, "send JSON {\"input\": ...} or a multipart/form-data form (fields and files)",
                        code="unsupported_media_type")
     else:
-        body = await read_body(request, runs)
-        if not isinstance(body, dict):
-            raise ApiError(400, "the body must be a JSON object {\"input\": ...}")
-        check_fields(body)
-        text = check_text(body.get("input"), runs.settings.max_message_chars)
-        history = check_history(body.get("chat_history"))
-        plan_only = check_plan_only(body.get("plan_only"))
-        agent = body.get("agent")
-        if agent is not None and not isinstance(agent, str):
-            raise ApiError(400, "'agent' must be a string")
-        run = runs.start(runs.create(agent, plan_only=plan_only), agent_input(text, history, []))
+        limit = runs.settings.max_json_bytes
+        with runs.admitted(body_budget(request, limit), origin(request)) as admission:
+            body = await read_json(request, limit)
+            if not isinstance(body, dict):
+                raise ApiError(400, "the body must be a JSON object {\"input\": ...}")
+            check_fields(body)
+            text = check_text(body.get("input"), runs.settings.max_message_chars)
+            history = check_history(body.get("chat_history"))
+            plan_only = check_plan_only(body.get("plan_only"))
+            agent = body.get("agent")
+            if agent is not None and not isinstance(agent, str):
+                raise ApiError(400, "'agent' must be a string")
+            validated(RunRequest, body)
+            run = runs.start(admission.create(agent, plan_only=plan_only), agent_input(text, history, []))
     return {"id": run.id, "status": run.status, "events": f"{run.base_url}/events"}
 
 
@@ -174,7 +185,7 @@ async def run_events(run_id: str, request: Request) -> StreamingResponse:
     """SSE of the run's events from the start (or after ``Last-Event-ID``), ending with ``end``."""
     run = registry(request).get(run_id)
     last = request.headers.get("last-event-id", "").strip()
-    if last and not (last.isdigit() and len(last) <= 18):
+    if last and not (last.isascii() and last.isdigit() and len(last) <= 18):  # not "²": isdigit, not int
         raise ApiError(400, "Last-Event-ID must be the number of an event of this run", code="invalid_event_id")
     start = int(last) + 1 if last else 0
 
@@ -212,10 +223,13 @@ async def cancel_run(run_id: str, request: Request) -> dict[str, Any]:
     return {"id": run.id, "status": run.status}
 
 
-def outcome_or_error(run: Run) -> None:
-    """Raise the HTTP error for a run that did not finish well (used by the blocking endpoints)."""
+def outcome_or_error(request: Request, run: Run) -> None:
+    """Raise the HTTP error for a run that did not finish well (used by the blocking endpoints): a
+    stopping server's is 503 with Retry-After."""
     if run.status == "done":
         return
+    if run.error == STOPPED:
+        raise stopping_error(registry(request).settings.retry_after_s)
     if run.status == "cancelled":
         raise ApiError(409, f"run {run.id} was cancelled", code="cancelled")
     status = 504 if run.error and run.error.startswith("timed out") else 500

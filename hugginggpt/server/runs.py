@@ -3,31 +3,38 @@ replay, timeouts, cancellation, and removal after the retention time.
 
 A run's events are the agent's stage events (strings cut where the trace cuts them, ``files`` links
 added where they name files of the run), then one ``{"event": "end", "status": "done"|"failed"|
-"cancelled", "error": ...}``. Everything a run reads or writes lives in its folder
-``<runs_dir>/<run id>/`` (uploads in ``uploads/``, the agent's workspace beside them), which goes
-away with the run.
+"cancelled", "error": ...}``; the paths of the run's files in them are the URLs the server serves the
+files at (``stages.Links``). Everything a run reads or writes lives in its folder
+``<runs_dir>/<run id>/`` (uploads in ``uploads/``, the agent's workspace beside them, and ``run.json``,
+the run's record once it has ended), which goes away with the run.
+
+A request is admitted before its body is read (``RunRegistry.admitted``): a place among the runs and
+its body's bytes among the uploads in flight, or 429; a stopping server answers 503.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import re
 import secrets
 import shutil
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
-from hugginggpt.agent.events import FINAL
+from hugginggpt.agent.events import FINAL, RESPONSE_DELTA
 from hugginggpt.agent.trace import TRACE_TEXT_CHARS
 from hugginggpt.errors import error_line
+from hugginggpt.llm.fair_lock import arrival_order, request_done
 from hugginggpt.server.agents import AgentPool
 from hugginggpt.server.errors import ApiError
 from hugginggpt.server.settings import ServerSettings
-from hugginggpt.server.stages import run_files, stage_events
+from hugginggpt.server.stages import Links, run_files, stage_events
+from hugginggpt.tools.resources.atomic import atomic_write
 from hugginggpt.tools.results import clip_values
 
 log = logging.getLogger("hugginggpt.server")
@@ -35,6 +42,9 @@ log = logging.getLogger("hugginggpt.server")
 _RUN_FOLDER = re.compile(r"[0-9a-f]{32}")
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
 FINISHED = (DONE, FAILED, CANCELLED)
+#: The error of the runs a stopping server cancelled.
+STOPPED = "cancelled: the server is stopping"
+RECORD = "run.json"
 
 
 def new_run_id() -> str:
@@ -45,7 +55,8 @@ def new_run_id() -> str:
 class Run:
     """One request's run: its status, its events so far (for late subscribers), its result."""
 
-    def __init__(self, run_id: str, agent: str, folder: Path, input: dict[str, Any], plan_only: bool = False):
+    def __init__(self, run_id: str, agent: str, folder: Path, input: dict[str, Any], plan_only: bool = False,
+                 origin: str = ""):
         self.id = run_id
         self.plan_only = plan_only
         self.agent = agent
@@ -60,10 +71,17 @@ class Run:
         self.task: asyncio.Task | None = None
         self._changed = asyncio.Event()
         self.ended = asyncio.Event()
+        #: the run's file paths as URLs on the server that the run's request was sent to (``origin``)
+        self.links = Links(folder, origin.rstrip("/") + self.base_url)
 
     @property
     def base_url(self) -> str:
         return f"/runs/{self.id}"
+
+    def public(self, value: Any) -> Any:
+        """``value`` (the run's output, or a part of it) as the server answers it: its paths in the run's
+        folder as URLs."""
+        return self.links.value(value)
 
     def add(self, event: dict[str, Any]) -> None:
         self.events.append(event)
@@ -74,6 +92,16 @@ class Run:
         self.status, self.error, self.finished_at = status, error, time.time()
         self.add({"event": "end", "status": status, "error": error})
         self.ended.set()
+        self.record()
+
+    def record(self) -> None:
+        """Write ``run.json`` in the run's folder: its summary, what is left of it after the process."""
+        summary = {k: v for k, v in self.summary().items() if k != "events"}
+        try:
+            atomic_write(self.folder / RECORD, lambda fh: fh.write(json.dumps(summary, ensure_ascii=False,
+                                                                               default=str).encode("utf-8")))
+        except OSError as exc:  # a removed or full folder: the run still ends
+            log.warning("run %s: cannot write its record: %s", self.id, error_line(exc))
 
     async def follow(self, start: int = 0, heartbeat_s: float | None = None) -> AsyncIterator[dict[str, Any] | None]:
         """Every event from ``start`` on, waiting for new ones until the run has ended; with
@@ -93,10 +121,10 @@ class Run:
     def summary(self) -> dict[str, Any]:
         """GET /runs/{id}: status, and once done the output (answer, plan, selections, results, files)."""
         output = self.output or {}
+        shown = self.public({key: output.get(key) for key in ("output", "plan", "selections", "results")})
         return {"id": self.id, "agent": self.agent, "plan_only": self.plan_only, "status": self.status, "error": self.error,
                 "created": self.created, "finished": self.finished_at,
-                "input": self.input.get("input"), "output": output.get("output"), "plan": output.get("plan"),
-                "selections": output.get("selections"), "results": output.get("results"),
+                "input": self.public(self.input.get("input")), **shown,
                 "files": run_files(output, self.folder, self.base_url),
                 "trace": _trace_name(output, self.folder), "events": len(self.events)}
 
@@ -110,36 +138,94 @@ def _trace_name(output: dict[str, Any], folder: Path) -> str | None:
     return None
 
 
+class Admission:
+    """A request admitted before its body is read: its place among the unfinished runs and its body's
+    bytes among the uploads in flight (``RunRegistry.admitted``); ``create`` turns the place into its run."""
+
+    def __init__(self, registry: "RunRegistry", body_bytes: int, origin: str):
+        self.registry = registry
+        self.body_bytes = body_bytes
+        self.origin = origin
+        self.run: Run | None = None
+
+    def create(self, agent: str | None, *, plan_only: bool = False) -> Run:
+        """The request's queued run, with its folder (an unknown agent: 404, and nothing is made)."""
+        registry = self.registry
+        name = registry.agents.resolve(agent)
+        run_id = new_run_id()
+        folder = registry.settings.runs_dir / run_id
+        folder.mkdir(parents=True)
+        self.run = Run(run_id, name, folder.resolve(), {}, plan_only, origin=self.origin)
+        registry.runs[run_id] = self.run
+        registry.admitting -= 1
+        return self.run
+
+    def body_read(self) -> None:
+        """The body is in (stored, or refused): its bytes no longer count as in flight."""
+        self.registry.upload_bytes -= self.body_bytes
+        self.body_bytes = 0
+
+    def close(self) -> None:
+        self.body_read()
+        if self.run is None:
+            self.registry.admitting -= 1
+
+
 class RunRegistry:
     """All runs of this process. ``max_active`` run at once, later ones wait in arrival order
     (``asyncio.Semaphore`` wakes waiters first-in first-out), so a long queue is served fairly; past
-    ``max_active + max_queued`` unfinished runs, new requests get 429 with Retry-After."""
+    ``max_active + max_queued`` unfinished runs (and requests admitted whose body is still coming),
+    or past ``upload_bytes_in_flight`` bytes of bodies still coming, new requests get 429 with
+    Retry-After. Each run's LLM calls carry its arrival (``llm.fair_lock.arrival_order``): a model that
+    answers one call at a time answers the oldest run's first."""
 
     def __init__(self, settings: ServerSettings, agents: AgentPool):
         self.settings = settings
         self.agents = agents
         self.runs: dict[str, Run] = {}
+        self.admitting = 0
+        self.upload_bytes = 0
+        self.stopping = False
         self._slots = asyncio.Semaphore(settings.max_active)
         self._reaper: asyncio.Task | None = None
 
     # ------------------------------------------------------------ admission
 
     def unfinished(self) -> int:
-        return sum(1 for run in self.runs.values() if run.status not in FINISHED)
+        return sum(1 for run in self.runs.values() if run.status not in FINISHED) + self.admitting
 
-    def create(self, agent: str | None, *, plan_only: bool = False) -> Run:
-        """A new queued run with its folder, or 429 when the queue is full (nothing is created then)."""
-        name = self.agents.resolve(agent)
+    def _busy(self, message: str) -> ApiError:
+        """429 before the body was read: the connection is closed after it (the rest of the body unread)."""
+        return ApiError(429, message, code="rate_limited",
+                        headers={"Retry-After": str(self.settings.retry_after_s), "Connection": "close"})
+
+    @contextlib.contextmanager
+    def admitted(self, body_bytes: int, origin: str = "") -> Iterator[Admission]:
+        """Admit a request whose body holds at most ``body_bytes``, before reading it: 503 while the
+        server stops; 429 when the runs and the queue are full, or when its body would take the bytes
+        in flight past their limit. The admission ends with the block (its place is given back unless
+        it made a run; its bytes once the body is read)."""
+        if self.stopping:
+            raise stopping_error(self.settings.retry_after_s)
         limit = self.settings.max_active + self.settings.max_queued
         if self.unfinished() >= limit:
-            raise ApiError(429, f"the server is busy ({limit} requests running or queued); retry later",
-                           code="rate_limited", headers={"Retry-After": str(self.settings.retry_after_s)})
-        run_id = new_run_id()
-        folder = self.settings.runs_dir / run_id
-        folder.mkdir(parents=True)
-        run = Run(run_id, name, folder.resolve(), {}, plan_only)
-        self.runs[run_id] = run
-        return run
+            raise self._busy(f"the server is busy ({limit} requests running or queued); retry later")
+        budget = self.settings.upload_bytes_in_flight
+        if self.upload_bytes + body_bytes > budget:
+            raise self._busy(f"the server is receiving {self.upload_bytes} bytes of other requests (at most "
+                             f"{budget} at once) and this one may send {body_bytes}; retry later")
+        self.admitting += 1
+        self.upload_bytes += body_bytes
+        admission = Admission(self, body_bytes, origin)
+        try:
+            yield admission
+        finally:
+            admission.close()
+
+    def create(self, agent: str | None, *, plan_only: bool = False, origin: str = "") -> Run:
+        """A new queued run with its folder, admitted as a request without a body (``admitted``)."""
+        with self.admitted(0, origin) as admission:
+            return admission.create(agent, plan_only=plan_only)
 
     def start(self, run: Run, input: dict[str, Any]) -> Run:
         """Start ``run`` on the agent contract's ``input`` (its files already in the run's folder)."""
@@ -163,6 +249,7 @@ class RunRegistry:
 
     async def _execute(self, run: Run) -> None:
         status, error = DONE, None
+        arrival_order(run.created)  # this task's LLM calls (and the threads it starts) carry its arrival
         try:
             async with self._slots:
                 run.status = RUNNING
@@ -172,7 +259,7 @@ class RunRegistry:
                 if run.output is None:
                     status, error = FAILED, "the agent stopped without a final output"
         except asyncio.CancelledError:
-            status, error = CANCELLED, "cancelled"
+            status, error = CANCELLED, STOPPED if self.stopping else "cancelled"
         except TimeoutError:
             status, error = FAILED, f"timed out after {self.settings.request_timeout:g} s"
         except ApiError as exc:
@@ -181,6 +268,7 @@ class RunRegistry:
             log.warning("run %s failed: %s: %s", run.id, type(exc).__name__, exc)
             status, error = FAILED, error_line(exc)
         finally:
+            request_done(run.created)
             run.end(status, error)
 
     async def _consume(self, run: Run, agent: Any) -> None:
@@ -188,10 +276,19 @@ class RunRegistry:
         try:
             async for event in stream:
                 event = clip_values(event, TRACE_TEXT_CHARS)  # kept for the run's life: strings cut as in the trace
+                if event.get("event") == RESPONSE_DELTA:  # the answer in pieces: a path may be cut between two
+                    text = run.links.feed(event.get("text") or "")
+                    if text:
+                        run.add({**event, "text": text})
+                    continue
+                rest = run.links.flush()
+                if rest:
+                    run.add({"event": RESPONSE_DELTA, "text": rest})
                 if event.get("event") == FINAL:
                     run.output = event.get("output")
                 files = run_files({k: v for k, v in event.items() if k != "t"}, run.folder, run.base_url)
-                run.add({**event, "files": files} if files else dict(event))
+                shown = run.public(event)
+                run.add({**shown, "files": files} if files else shown)
         finally:
             closer = getattr(stream, "aclose", None)
             if closer is not None:  # cancels the agent's run when it has not finished
@@ -239,12 +336,24 @@ class RunRegistry:
             shutil.rmtree(run.folder, ignore_errors=True)
         return [r.id for r in expired]
 
-    async def close(self) -> None:
-        """Server shutdown: stop the reaper, cancel unfinished runs and wait for their traces."""
-        if self._reaper is not None:
-            self._reaper.cancel()
+    async def stop(self) -> None:
+        """The server is stopping: admit no more requests (503), cancel every unfinished run (each ends
+        ``cancelled``, its record and its agent's trace written), and wait for them to end."""
+        self.stopping = True
         tasks = [r.task for r in self.runs.values() if r.task is not None and not r.task.done()]
         for task in tasks:
             task.cancel()
         if tasks:
-            await asyncio.wait(tasks, timeout=10)
+            await asyncio.wait(tasks, timeout=self.settings.stop_grace_s)
+
+    async def close(self) -> None:
+        """Server shutdown: stop the reaper, cancel unfinished runs and wait for their traces."""
+        if self._reaper is not None:
+            self._reaper.cancel()
+        await self.stop()
+
+
+def stopping_error(retry_after_s: int) -> ApiError:
+    """The answer of a server that is stopping (503, JSON, with Retry-After)."""
+    return ApiError(503, "the server is stopping; retry later", code="server_stopping",
+                    headers={"Retry-After": str(retry_after_s)})

@@ -19,6 +19,7 @@ JSON bodies must say ``Content-Type: application/json`` (``sse.read_json``), so 
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -36,14 +37,25 @@ OWN_SITES = frozenset({"same-origin", "none"})
 ANY_INTERFACE = frozenset({"0.0.0.0", "::", ""})
 
 
-def host_name(host: str) -> str:
-    """The name in a ``Host`` header value (``name:port``, ``[v6]:port``), lower-cased, no trailing dot."""
-    host = host.strip().lower()
-    if host.startswith("["):
-        name = host[1:host.find("]")] if "]" in host else host[1:]
-    else:
-        name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-    return name.rstrip(".")
+#: A ``Host`` header value (RFC 9110): a name or an IPv4 address, or an IPv6 address in brackets, then
+#: at most a port of digits. Anything after the port (``127.0.0.1:8000.evil.example``) is no host.
+_HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[^\[\]:/@\\\s]+))(?::[0-9]{0,5})?")
+
+
+def host_name(host: str) -> str | None:
+    """The name in a ``Host`` header value (``name:port``, ``[v6]:port``), lower-cased, no trailing dot;
+    None when the value is no host (more than a port after the name, a path, user info, spaces)."""
+    match = _HOST.fullmatch(host.strip())
+    if match is None:
+        return None
+    return (match.group("v6") or match.group("name")).lower().rstrip(".")
+
+
+def bound_name(address: str) -> str:
+    """The name of an address the server is told to listen on or to answer to (``--host``,
+    ``--allow-host``): a ``Host``-style value, or a bare IPv6 address."""
+    name = host_name(address)
+    return name if name is not None else address.strip().strip("[]").lower().rstrip(".")
 
 
 def is_local_name(name: str) -> bool:
@@ -61,8 +73,8 @@ class SameOriginGuard:
 
     def __init__(self, app: ASGIApp, settings: ServerSettings):
         self.app = app
-        self.allowed_hosts = {host_name(h) for h in settings.allowed_hosts}
-        bound = host_name(settings.host)
+        self.allowed_hosts = {bound_name(h) for h in settings.allowed_hosts}
+        bound = bound_name(settings.host)
         self.any_host = bound in ANY_INTERFACE and not self.allowed_hosts
         if bound not in ANY_INTERFACE:
             self.allowed_hosts.add(bound)
@@ -76,8 +88,10 @@ class SameOriginGuard:
         host = headers.get("host", "")
         refusal = None
         if not self.host_allowed(host):
-            refusal = (400, f"this server does not answer to the host name {host_name(host)!r} (a local name, "
-                            "or one given with --allow-host)", "host_not_allowed")
+            name = host_name(host)
+            refusal = (400, f"this server does not answer to the host name {name!r} (a local name, or one given "
+                            "with --allow-host)" if name is not None else f"malformed Host header {host[:100]!r}",
+                       "host_not_allowed")
         else:
             reason = self.cross_site(scope, headers, host)
             if reason:
@@ -91,10 +105,12 @@ class SameOriginGuard:
         await error_response(*refusal)(scope, receive, send)
 
     def host_allowed(self, host: str) -> bool:
-        if self.any_host or not host:
+        if not host:
             return True
         name = host_name(host)
-        return is_local_name(name) or name in self.allowed_hosts
+        if name is None:  # no host at all, whatever the server listens on
+            return False
+        return self.any_host or is_local_name(name) or name in self.allowed_hosts
 
     def cross_site(self, scope: Scope, headers: Headers, host: str) -> str | None:
         """Why the request comes from another site, or None when it does not."""

@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import Request
 
 from hugginggpt.server.errors import ApiError
-from hugginggpt.server.files import CLOSE
+from hugginggpt.server.files import CLOSE, declared_length
 from hugginggpt.server.wire import wire_text
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
@@ -37,10 +37,10 @@ async def read_json(request: Request, max_bytes: int) -> Any:
     if not is_json_type(request.headers.get("content-type", "")):
         raise ApiError(415, "send the body as JSON, with the header 'Content-Type: application/json' "
                             "(a run also takes a multipart/form-data form)", code="unsupported_media_type")
-    declared = request.headers.get("content-length")
+    declared = declared_length(request)
     too_large = ApiError(413, f"the body is larger than the limit of {max_bytes} bytes", code="body_too_large",
                          headers=CLOSE)
-    if declared and declared.isdigit() and (len(declared) > 18 or int(declared) > max_bytes):
+    if declared is not None and declared > max_bytes:
         raise too_large
     body = bytearray()
     async for chunk in request.stream():

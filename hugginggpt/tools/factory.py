@@ -228,7 +228,8 @@ def make_tool(spec: TaskSpec, runtime: ToolRuntime, *, handle_tool_error: bool =
 def tool_description(spec: TaskSpec) -> str:
     """The task's description, a one-line argument summary, and what it returns."""
     summary = ", ".join(_arg_summary(arg) for arg in spec.args) or "no arguments"
-    return f"{spec.description} Args: {summary}. Returns: {', '.join(spec.outputs)}."
+    returns = f"{', '.join(spec.outputs)} ({spec.returns.rstrip('.')})" if spec.returns else ", ".join(spec.outputs)
+    return f"{spec.description} Args: {summary}. Returns: {returns}."
 
 
 def _arg_summary(arg: ArgSpec) -> str:

@@ -91,6 +91,9 @@ class TaskSpec(BaseModel):
     description: str
     args: list[ArgSpec]
     outputs: list[str] = []
+    #: What the result holds, when its output kinds do not say enough (a tool's description shows it;
+    #: the planner's task list does not).
+    returns: str = ""
     #: False for tasks named as JARVIS names them (the ControlNet family): not a Hub ``pipeline_tag``,
     #: so nothing may look Hub models, providers or TaskBench tools up by this name.
     hub_tag: bool = True

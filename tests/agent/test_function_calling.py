@@ -298,6 +298,24 @@ def test_repeated_identical_calls_are_answered_from_the_first_and_then_stopped(i
     assert len(model.received) == 3
 
 
+def test_an_identical_parallel_call_waits_for_the_first_instead_of_running_again(image, toolbox, tmp_path):
+    same = {"image": str(image)}
+    responses = [
+        AIMessage("", tool_calls=[call("image-to-text", "c1", **same), call("image-to-text", "c2", **same)]),
+        AIMessage("A cat."),
+    ]
+    agent, model = make_agent(responses, toolbox, tmp_path)
+
+    out = agent.invoke({"input": "caption", "files": [str(image)]})
+
+    assert len([s for s in toolbox.spans if s[0] == "image-to-text"]) == 1  # ran once
+    assert len(out["plan"]) == 1
+    first, second = tool_messages(model.received[1])[-2:]
+    assert "a red square picture of a cat" in first.content and "same call as step 0" not in first.content
+    assert "a red square picture of a cat" in second.content and "same call as step 0" in second.content
+    assert out["output"].startswith("A cat.")
+
+
 def test_llm_failure_is_a_typed_error_and_the_trace_is_still_written(toolbox, tmp_path):
     class Unreachable(ScriptedToolModel):
         def _generate(self, messages, stop=None, run_manager=None, **kwargs):

@@ -8,7 +8,7 @@ repair is recorded with its reason.
 import pytest
 
 from hugginggpt.agent.plan.passes import validate_plan
-from hugginggpt.agent.plan.context import request_files
+from hugginggpt.tools.resources.mentions import request_files
 from hugginggpt.tools import task_table
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from hugginggpt.agent.plan import Plan, PlanTask
-from hugginggpt.agent.response import known_files, predictions_text, unknown_paths
+from hugginggpt.agent.answer_check import known_files, unknown_paths
+from hugginggpt.agent.response import predictions_text
 
 
 def test_predictions_show_references_as_task_outputs_and_failures_with_reasons():

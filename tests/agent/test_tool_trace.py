@@ -13,8 +13,9 @@ from pydantic import BaseModel, Field
 
 from hugginggpt.agent.request import AgentRequest
 from hugginggpt.agent.limits import Budget, RunLimits
-from hugginggpt.agent.observations import repeat_note, stopped_message, tool_args_help, tool_error
-from hugginggpt.agent.tool_trace import ToolTrace, as_envelope
+from hugginggpt.agent.observations import repeat_note, stopped_message, tool_args_help
+from hugginggpt.agent.tool_call import as_envelope, tool_error
+from hugginggpt.agent.tool_trace import ToolTrace
 from hugginggpt.errors import TaskError
 
 
@@ -59,21 +60,6 @@ def test_short_texts_only_link_on_exact_match_and_failures_produce_nothing():
     assert results[3] == {"task": "image-to-image", "status": "failed", "result": None,
                           "error": "image-to-image: model missing"}
     assert results[0]["status"] == "ok" and results[0]["result"] == {"text": "cat"}
-
-
-def test_events_are_emitted_for_each_call():
-    events = []
-    trace = ToolTrace()
-    for task, args, output, error in (("a", {"x": 1}, "plain text", None), ("b", {"x": "plain text"}, None, "b: boom")):
-        step = trace.start(task, args)
-        events.append(step.event())
-        trace.finish(step, output) if error is None else trace.fail(step, error)
-        events.append(step.event())
-
-    assert [name for name, _ in events] == ["task_start", "task_end", "task_start", "task_failed"]
-    assert events[1][1]["result"] == {"text": "plain text"}
-    assert events[2][1]["dep"] == [0] and events[2][1]["args"] == {"x": "<resource>-0"}
-    assert events[3][1]["error"] == "b: boom"
 
 
 def test_parallel_recording_gives_unique_ids():

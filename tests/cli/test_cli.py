@@ -220,6 +220,8 @@ def test_tools_json_and_one_task(capsys):
     assert main(["tools", "text-classification"]) == 0
     detail = capsys.readouterr().out
     assert detail.startswith("text-classification (nlp)") and "required" in detail
+    assert main(["tools", "feature-extraction"]) == 0  # what comes back, where the output kind does not say
+    assert "  outputs: data (data: one vector for the whole text, pooled as the model's" in capsys.readouterr().out
 
 
 def test_unknown_task_exits_1_with_suggestion(capsys):

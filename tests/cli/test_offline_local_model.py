@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hugginggpt.agent.response import unknown_numbers
+from hugginggpt.agent.answer_check import unknown_numbers
 from hugginggpt.cli.main import main
 from tests.shared import gguf_or_skip, model_or_skip
 

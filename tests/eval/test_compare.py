@@ -15,6 +15,7 @@ from hugginggpt.errors import HuggingGPTError
 from hugginggpt.eval.compare import (
     Comparison,
     build_agent,
+    call_digest,
     placeholder_tools,
     plan_list,
     selected_types,
@@ -49,12 +50,12 @@ def scripts(out: Path) -> dict[str, Scripted]:
     plan_a = [{"task": "text-to-image", "id": 0, "dep": [-1], "args": {"text": "a cat"}},
               {"task": "image-classification", "id": 1, "dep": [0], "args": {"image": "<resource>-0"}}]
     plan_b = [{"task": "text-to-audio", "id": 0, "dep": [-1], "args": {"text": "hello"}}]  # the wrong task
-    first_image = out / "tools" / "placeholders" / "text-to-image-1.png"
+    first_image = out / "tools" / "placeholders" / f"text-to-image-{call_digest({'text': 'a cat'})}.png"
     return {
         "global": Scripted(responses=[AIMessage(json.dumps(plan_a)), AIMessage(json.dumps(plan_b))]),
         "react": Scripted(responses=[
             AIMessage('Thought: draw it\nAction: text-to-image\nAction Input: {"text": "a cat"}'),
-            AIMessage('Thought: classify\nAction: image-classification\nAction Input: {"image": "text-to-image-1.png"}'),
+            AIMessage('Thought: classify\nAction: image-classification\nAction Input: {"image": "' + first_image.name + '"}'),
             AIMessage("Thought: done\nFinal Answer: a cat"),
             AIMessage('Thought: speak\nAction: text-to-speech\nAction Input: {"text": "hello"}'),
             AIMessage("Final Answer: here it is"),

@@ -18,7 +18,7 @@ from pydantic import Field
 from hugginggpt.cli.main import main
 from hugginggpt.errors import HuggingGPTError
 from hugginggpt.eval import peers
-from hugginggpt.eval.compare import Comparison, build_agent, check_agents, run_request
+from hugginggpt.eval.compare import Comparison, build_agent, call_digest, check_agents, run_request
 from hugginggpt.eval.peers import PeerMissingError, with_reference_deps
 
 from .test_compare import Scripted as ScriptedModel
@@ -44,6 +44,8 @@ def _call(name, call_id, **args):
     return {"name": name, "args": args, "id": call_id, "type": "tool_call"}
 
 
+#: the placeholder file name of text-to-image {"text": "a cat"}
+CAT_IMAGE = f"text-to-image-{call_digest({'text': 'a cat'})}.png"
 TWO_STEPS = [("text-to-image", {"text": "a cat"}), ("image-classification", {"image": "<resource>-0"})]
 
 SCRIPTS = {
@@ -53,13 +55,13 @@ SCRIPTS = {
         {"task": "image-classification", "id": 1, "dep": [0], "args": {"image": "<resource-0>"}}]))],
     "create-agent": [
         AIMessage("", tool_calls=[_call("text-to-image", "c1", text="a cat")]),
-        AIMessage("", tool_calls=[_call("image-classification", "c2", image="text-to-image-1.png")]),
+        AIMessage("", tool_calls=[_call("image-classification", "c2", image=CAT_IMAGE)]),
         AIMessage("It is a cat."),
     ],
     # smolagents' names are identifiers; its answer is the final_answer tool
     "smolagents-tools": [
         AIMessage("", tool_calls=[_call("text_to_image", "c1", text="a cat")]),
-        AIMessage("", tool_calls=[_call("image_classification", "c2", image="text-to-image-1.png")]),
+        AIMessage("", tool_calls=[_call("image_classification", "c2", image=CAT_IMAGE)]),
         AIMessage("", tool_calls=[_call("final_answer", "c3", answer="a cat")]),
     ],
     "smolagents-code": [AIMessage(

@@ -108,6 +108,21 @@ def test_unusable_blocks_stay_in_content_and_are_invalid_calls(text):
     assert invalid["args"] and invalid["args"] in text  # what the model wrote, for the agent to see
 
 
+@pytest.mark.parametrize("text", ['{ "name": "get_weather", "arguments": { "city": "Rome is a city. Rome is a city.',
+                                  '```json\n[{"name": "get_weather", "arguments": {"ci'])
+def test_a_bare_call_of_an_offered_tool_cut_off_is_an_invalid_call_not_an_answer(text):
+    parsed = parse_tool_calls(text, TOOLS)
+    assert parsed.tool_calls == [] and parsed.content == text.strip()
+    [invalid] = parsed.invalid_tool_calls
+    assert invalid["name"] == "get_weather" and "cut off" in invalid["error"]
+
+
+def test_cut_off_text_that_names_no_offered_tool_stays_an_answer():
+    for text in ['{"name": "Bob", "age": 4', 'The weather {"name": "get_weather"']:
+        parsed = parse_tool_calls(text, TOOLS)
+        assert parsed.content == text.strip() and parsed.tool_calls == [] == parsed.invalid_tool_calls
+
+
 def test_invalid_calls_name_the_tool_and_the_cause():
     unknown = parse_tool_calls('<tool_call>{"name": "launch_rockets", "arguments": {}}</tool_call>', TOOLS)
     assert unknown.invalid_tool_calls[0]["name"] == "launch_rockets"

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from hugginggpt.agent.response import unknown_numbers
+from hugginggpt.agent.answer_check import unknown_numbers
 
 CPU_BOUND_S = 1.0
 N = 60_000
@@ -105,6 +105,6 @@ def test_tool_calls_in_model_text_read_deep_nesting_and_fenced_spaces_quickly():
                                   "../" * (N // 3) + "x", ".a/" * (N // 3)],
                          ids=["document-names", "file-urls", "a-long-file-url", "parents", "hidden-folders"])
 def test_the_answer_path_check_runs_in_linear_time(text: str):
-    from hugginggpt.agent.response import unknown_paths
+    from hugginggpt.agent.answer_check import unknown_paths
 
     assert cpu_seconds(unknown_paths, text, {"/runs/r1/outputs/a.png"}) < CPU_BOUND_S

@@ -15,8 +15,8 @@ import pytest
 
 from hugginggpt.agent.plan import canonical_refs
 from hugginggpt.agent.plan.passes import validate_plan
-from hugginggpt.agent.plan.context import media_kind_of, request_files
-from hugginggpt.agent.response import unknown_paths
+from hugginggpt.tools.resources.mentions import media_kind_of, request_files
+from hugginggpt.agent.answer_check import unknown_paths
 from hugginggpt.tools.resources.refs import RESOURCE_REF, contains_resource_ref
 from hugginggpt.tools.table import ArgSpec, TaskSpec
 

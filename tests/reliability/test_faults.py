@@ -128,7 +128,7 @@ async def test_failing_tasks_are_reported_and_the_rest_of_the_plan_finishes(tmp_
     assert results[1]["error"] == "explode: the model crashed"
     assert "task 3 (hang) failed" in results[4]["error"]
     assert "timed out after 0.5 s" in results[3]["error"]
-    assert results[5]["error"] == "RuntimeError: an untyped bug"  # one line, no traceback
+    assert results[5]["error"] == "crash: RuntimeError: an untyped bug"  # one line naming the tool, no traceback
     assert results[6]["result"] == {"text": "['not', 'a', 'dict']"}
     assert "no image output" in results[9]["error"] and "<resource>-8" in results[9]["error"]
     assert results[10]["result"] == {"text": "['NOT', 'A', 'DICT'] AND HELLO"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from hugginggpt.agent.response import unknown_paths
+from hugginggpt.agent.answer_check import unknown_paths
 
 FILES = {"/runs/r1/outputs/a.png", "/data/in/cat.jpg"}
 

@@ -98,3 +98,18 @@ def test_a_runs_folder_the_os_refuses_at_run_time(capsys, tmp_path):
         if parent.is_dir():
             parent.chmod(0o700)
     assert "--trace-dir or HUGGINGGPT_HOME" in line and "cannot make the run folder" in line
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "."])
+def test_an_input_that_is_no_regular_file_stops_the_run_before_any_llm_call(capsys, monkeypatch, path):
+    """Issue 31 item 7: ``run --file /dev/zero`` passed the file check and planned for 90 s before the
+    workspace refused the file."""
+    if not os.path.exists(path):
+        pytest.skip(f"no {path} here")
+
+    def no_llm(settings):
+        raise AssertionError("no LLM is made for a request whose file is no regular file")
+
+    monkeypatch.setattr(build, "make_llm", no_llm)
+    line = one_line_error(capsys, ["run", "Describe this", "--file", path])
+    assert f"input file is not a regular file: {path}" in line

@@ -223,7 +223,7 @@ def test_public_addresses_stay_allowed(address):
                                   "C:\\Users\\u\\secret.txt"])
 def test_the_answer_check_flags_every_path_no_task_produced(path):
     """Item 10: only media suffixes were flagged; containment must see every absolute or home path."""
-    from hugginggpt.agent.response import unknown_paths
+    from hugginggpt.agent.answer_check import unknown_paths
 
     files = {"/runs/r1/outputs/a.png", "/data/in"}
     answer = f"Done: I read {path}. The image is /runs/r1/outputs/a.png and your folder /data/in/cat.jpg."
@@ -231,7 +231,7 @@ def test_the_answer_check_flags_every_path_no_task_produced(path):
 
 
 def test_the_answer_check_leaves_ordinary_text_alone():
-    from hugginggpt.agent.response import unknown_paths
+    from hugginggpt.agent.answer_check import unknown_paths
 
     text = "It is 3/4 full, about ~5 km/s, and/or see https://example.com/x/y.png (e.g. 1.5x)."
     assert unknown_paths(text, set()) == []

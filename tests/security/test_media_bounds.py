@@ -19,13 +19,13 @@ from hugginggpt.errors import ResourceError
 MiB = 1 << 20
 
 
-def _silent_flac(path: Path, seconds: float, rate: int, channels: int) -> Path:
-    """A FLAC of silence written a block at a time (it compresses to almost nothing)."""
+def _silent_flac(path: Path, seconds: float, rate: int, channels: int, block_s: int = 1) -> Path:
+    """A FLAC of silence written ``block_s`` seconds at a time (it compresses to almost nothing)."""
     import soundfile
 
-    block = np.zeros((rate, channels), dtype=np.int16)
+    block = np.zeros((rate * block_s, channels), dtype=np.int16)
     with soundfile.SoundFile(str(path), "w", samplerate=rate, channels=channels, format="FLAC", subtype="PCM_16") as out:
-        for _ in range(int(seconds)):
+        for _ in range(int(seconds) // block_s):
             out.write(block)
     return path
 
@@ -100,3 +100,86 @@ def test_video_frames_larger_than_an_image_may_be_are_refused(tmp_path, monkeypa
     monkeypatch.setenv(MAX_IMAGE_PIXELS_ENV, "1000000")
     with pytest.raises(ResourceError, match=r"3000x1000 frames .*at most 1,000,000"):
         read_frames(path, 2)
+
+
+# ------------------------------------------------------------------ issue 31: CPU and memory of hostile media
+
+
+def hostile_gif(width: int, height: int, frames: int) -> bytes:
+    """A GIF built by hand: a ``width`` x ``height`` canvas and ``frames`` frames of one pixel, 23 bytes
+    each (graphic control extension, image descriptor, 3 bytes of LZW data)."""
+    import struct
+
+    head = b"GIF89a" + struct.pack("<HHBBB", width, height, 0xF0, 0, 0) + b"\x00\x00\x00\xff\xff\xff"
+    loop = b"\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00"
+    frame = b"\x21\xf9\x04\x00\x01\x00\x00\x00" + b"\x2c" + struct.pack("<HHHHB", 0, 0, 1, 1, 0) + b"\x02\x02\x44\x01\x00"
+    return head + loop + frame * frames + b"\x3b"
+
+
+@pytest.mark.parametrize(("size", "frames"), [(9000, 20), (1, 900_000)])
+def test_a_gif_cannot_make_the_frame_reader_burn_cpu(tmp_path, size, frames):
+    """Item 1: every frame was composed onto the whole canvas: 1x1 frames on a 9000x9000 canvas cost
+    0.07-0.6 s of CPU each (20 frames: 12 s here), and a 20 MiB GIF holds 900,000 of them (counting
+    them alone took 5 s). The work is now bounded by canvas pixels x frames, counted before decoding."""
+    import time
+
+    from hugginggpt.tools.executors.local_tasks.video_frames import read_frames
+
+    path = tmp_path / "hostile.gif"
+    path.write_bytes(hostile_gif(size, size, frames))
+    assert path.stat().st_size < 21 * MiB
+    started = time.thread_time()
+    with pytest.raises(ResourceError, match=r"too large to decode: .*frames of .*at most 89,478,485 pixels"):
+        read_frames(path, 8)
+    assert time.thread_time() - started < 1.0
+
+
+def test_a_gif_within_the_decoding_budget_is_read(tmp_path):
+    from hugginggpt.tools.executors.local_tasks.video_frames import read_frames
+
+    path = tmp_path / "fine.gif"
+    path.write_bytes(hostile_gif(480, 270, 300))  # 300 frames of 130 kP: 39 MP of decoding
+    frames = read_frames(path, 8)
+    assert len(frames) == 8 and frames[0].size == (480, 270)
+
+
+AUDIO_PROBE = """
+import resource, sys, time
+import soundfile
+from hugginggpt.tools.resources import load_audio
+path = sys.argv[1]
+started = time.process_time()
+with soundfile.SoundFile(path) as audio:  # what decoding alone costs on this machine
+    for block in audio.blocks(blocksize=1 << 20, dtype="float32"):
+        pass
+decode = time.process_time() - started
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+started = time.process_time()
+samples, rate = load_audio(path, 16000)
+cpu = time.process_time() - started
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(decode, cpu, peak * 1024, samples.size, rate)
+"""
+
+
+@pytest.mark.timeout(300)
+def test_an_hour_of_silence_at_96_khz_is_resampled_in_blocks(tmp_path):
+    """Item 5: a 1.06 MiB FLAC of silence (1 channel, 96 kHz, 3,600 s) peaked at 2.6 GiB resident and
+    cost 19.7 s of CPU in ``load_audio(p, 16000)`` (decoding alone: 3 s): the whole signal was decoded,
+    then resampled as float64. Decoded and resampled a block at a time, it takes the 16 kHz result's
+    memory (230 MB) and little more CPU than decoding."""
+    import os
+    import subprocess
+    import sys
+
+    path = _silent_flac(tmp_path / "hour.flac", 3600, 96_000, 1, block_s=60)
+    assert path.stat().st_size < 2 * MiB
+    root = Path(__file__).resolve().parents[2]
+    probe = subprocess.run([sys.executable, "-c", AUDIO_PROBE, str(path)], capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": str(root)}, cwd=root, timeout=280)
+    assert probe.returncode == 0, probe.stderr[-2000:]
+    decode, cpu, peak, size, rate = probe.stdout.split()
+    assert (int(size), int(rate)) == (3600 * 16_000, 16_000)
+    result = 3600 * 16_000 * 4
+    assert int(peak) < result + 96 * MiB, f"peak {int(peak) / MiB:.0f} MiB for a {result / MiB:.0f} MiB result"
+    assert float(cpu) < 3 * float(decode), f"{float(cpu):.1f} s of CPU; decoding alone {float(decode):.1f} s"

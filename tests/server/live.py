@@ -23,7 +23,7 @@ from langchain_core.messages.tool import tool_call_chunk
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from pydantic import Field
 
-from hugginggpt.server.connections import HEADER_TIMEOUT_S, uvicorn_config
+from hugginggpt.server.connections import Deadlines, Listener, uvicorn_config
 
 _IMAGE = re.compile(r"(/[^\s,()\"'\]]+\.(?:png|jpg|jpeg))")
 
@@ -179,18 +179,21 @@ def spawned_server(name: str, command: list[str], probe: str, ready: Callable[[h
 
 
 class LiveServer:
-    """uvicorn serving ``app`` in a thread of this process, as ``hugginggpt serve`` does (its protocol and
-    header deadline); ``url`` is its base URL. ``port``: a given one (default: a free one)."""
+    """uvicorn serving ``app`` in a thread of this process, as ``hugginggpt serve`` does (its protocol,
+    deadlines and stop); ``url`` is its base URL. ``port``: a given one (default: a free one)."""
 
     def __init__(self, app: Any, port: int | None = None):
         self.app = app
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         settings = getattr(app.state, "settings", None)
+        deadlines = Deadlines() if settings is None else Deadlines(
+            settings.header_timeout_s, settings.body_timeout_s, settings.min_body_bytes_per_s)
         config = uvicorn_config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on",
-                                timeout_keep_alive=60,
-                                header_timeout_s=getattr(settings, "header_timeout_s", HEADER_TIMEOUT_S))
-        self.server = uvicorn.Server(config)
+                                timeout_keep_alive=60, deadlines=deadlines)
+        from hugginggpt.server.app import stop
+
+        self.server = Listener(config, on_stop=lambda: stop(app))
         self.thread = threading.Thread(target=self.server.run, name="test-uvicorn", daemon=True)
 
     def __enter__(self) -> "LiveServer":

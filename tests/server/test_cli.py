@@ -21,6 +21,10 @@ from hugginggpt.cli.main import main
     # issue 23: a traceback each
     (["--base-url", "http://[::1"], "base_url (--base-url, HUGGINGGPT_BASE_URL) is not a valid URL: 'http://[::1'"),
     (["--runs-dir", "/dev/null/runs"], "--runs-dir '/dev/null/runs' cannot be made: /dev/null is a file"),
+    # issue 31 item 7: an OverflowError traceback; the default folder used without a word
+    (["--max-upload-mb", "1e308"], "--max-upload-mb must be at most 1048576 MiB, got 1e+308"),
+    (["--runs-dir", ""], "--runs-dir is empty: give a folder"),
+    (["--runs-dir", "  "], "--runs-dir is empty: give a folder"),
 ])
 def test_bad_serve_flags_fail_with_one_line(argv, expected, capsys):
     assert main(["serve", *argv]) == 1

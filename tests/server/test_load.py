@@ -49,8 +49,9 @@ async def wave(url: str, images: list[Path]) -> tuple[list[dict], list[dict]]:
         return await runs, await chats
 
 
-def check_no_leak(result: dict, runs_dir: Path) -> None:
+def check_no_leak(result: dict, runs_dir: Path, url: str) -> None:
     i, run, folder = result["i"], result["run"], runs_dir / result["id"]
+    files = f"{url}/runs/{result['id']}/files/"  # a run's answer names its files by their URLs (issue 34)
     mine = f"img{i:03d}"
     assert result["events"][-1] == {"event": "end", "status": "done", "error": None}
     assert run["status"] == "done" and f"a photo of a {mine}" in run["output"]
@@ -59,10 +60,11 @@ def check_no_leak(result: dict, runs_dir: Path) -> None:
     assert not others, f"run {i} mentions other runs' files: {others}"
     trace = (folder / run["trace"]).read_text()
     assert set(re.findall(r"img\d{3}", trace)) == {mine}
-    audio = Path(run["results"]["1"]["result"]["audio"])
-    assert audio.is_file() and audio.is_relative_to(folder), "outputs stay in the run's own folder"
+    audio = run["results"]["1"]["result"]["audio"]
+    assert audio.startswith(files) and (folder / audio[len(files):]).is_file(), "outputs stay in the run's own folder"
     assert {p.name for p in (folder / "uploads").iterdir()} == {f"{mine}.png"}
-    assert run["plan"][0]["args"]["image"] == str(folder / "uploads" / f"{mine}.png")
+    assert run["plan"][0]["args"]["image"] == f"{files}uploads/{mine}.png"
+    assert str(runs_dir) not in text
     other_ids = {p.name for p in runs_dir.iterdir()} - {result["id"]}
     assert not any(other in text for other in other_ids)
 
@@ -75,7 +77,7 @@ def test_100_concurrent_requests_are_all_answered_without_leaks_in_bounded_memor
     runs, chats = asyncio.run(wave(server.url, images))
     assert len(runs) == N and len(chats) == N
     for result in runs:
-        check_no_leak(result, server.settings.runs_dir)
+        check_no_leak(result, server.settings.runs_dir, server.url)
     assert sorted(chats, key=lambda c: c["message"]) == sorted(({"message": "Answer: nothing to do"},) * N,
                                                               key=lambda c: c["message"])
     assert len({r["id"] for r in runs}) == N

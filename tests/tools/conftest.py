@@ -17,6 +17,7 @@ from PIL import Image, ImageDraw
 from hugginggpt.errors import ModelLoadError
 from hugginggpt.tools.executors.base import Executor, TaskCall
 from hugginggpt.tools.results import envelope
+from tests.devices import available_devices
 
 COLOURS = {"red": (255, 0, 0), "green": (0, 255, 0), "blue": (0, 0, 255), "black": (0, 0, 0)}
 
@@ -117,3 +118,9 @@ def run_workspace(tmp_path):
     from hugginggpt.tools.resources import Workspace
 
     return Workspace(root=tmp_path / "run")
+
+
+@pytest.fixture(scope="module", params=available_devices())
+def device(request) -> str:
+    """Each device a local model can run on here: ``cpu``, and ``cuda`` where torch sees a GPU."""
+    return request.param

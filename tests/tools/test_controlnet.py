@@ -43,9 +43,9 @@ JARVIS_NAMES = ["canny-control", "hed-control", "mlsd-control", "normal-control"
 
 
 @pytest.fixture(scope="module")
-def executor() -> LocalExecutor:
+def executor(device) -> LocalExecutor:
     """One executor for the module, so each tiny model loads once."""
-    return LocalExecutor(device="cpu")
+    return LocalExecutor(device=device)
 
 
 @pytest.fixture(autouse=True)
@@ -148,9 +148,9 @@ def test_controlnet_canny_control_on_a_real_image_gives_an_edge_map_of_the_same_
     assert float(near_edge[strong].mean()) > 0.5
 
 
-def test_controlnet_canny_control_needs_no_model_through_the_hybrid_executor(workspace):
+def test_controlnet_canny_control_needs_no_model_through_the_hybrid_executor(workspace, device):
     catalog = ModelCatalog(shipped=False, scan_hf_cache=False)
-    hybrid = HybridExecutor(LocalExecutor(catalog, device="cpu"), RemoteExecutor(), catalog=catalog)
+    hybrid = HybridExecutor(LocalExecutor(catalog, device=device), RemoteExecutor(), catalog=catalog)
     assert hybrid.route("canny-control", None)[0].name == "local"
     call = TaskCall(task=get_task("canny-control"), args={"image": EXAMPLE}, workspace=workspace, model=None)
     assert Image.open(hybrid.run(call)["image"]).size == Image.open(EXAMPLE).size
@@ -458,14 +458,14 @@ def test_controlnet_generation_runs_remotely_on_an_endpoint_that_serves_it(works
     assert sent["parameters"]["prompt"] == "a blue castle"
 
 
-def test_controlnet_hybrid_runs_locally_what_the_remote_cannot_and_says_why_not(workspace):
+def test_controlnet_hybrid_runs_locally_what_the_remote_cannot_and_says_why_not(workspace, device):
     catalog = ModelCatalog(shipped=True, scan_hf_cache=False)
     remote_only = HybridExecutor(None, RemoteExecutor(), catalog=catalog, policy="remote")
     with pytest.raises(ModelLoadError, match=r"^canny-control: no model can run it on the remote endpoint "
                                              r"\(execution policy 'remote'\): the Inference API has no canny-control "
                                              r"task \(it runs only on this machine\)$"):
         remote_only.route("canny-control", None)
-    hybrid = HybridExecutor(LocalExecutor(catalog, device="cpu"), RemoteExecutor(), catalog=catalog)
+    hybrid = HybridExecutor(LocalExecutor(catalog, device=device), RemoteExecutor(), catalog=catalog)
     backend, model = hybrid.route("canny-text-to-image", None)
     assert backend.name == "remote" and model.startswith("lllyasviel/")  # not on disk: a provider may serve it
 
@@ -473,7 +473,7 @@ def test_controlnet_hybrid_runs_locally_what_the_remote_cannot_and_says_why_not(
 # ------------------------------------------------------------------------------- planned chain
 
 
-async def test_controlnet_planned_chain_runs_with_the_global_plan_agent(tmp_path, monkeypatch):
+async def test_controlnet_planned_chain_runs_with_the_global_plan_agent(tmp_path, monkeypatch, device):
     from hugginggpt.agent import GlobalPlanAgent
     from tests.agent.conftest import script
     from tests.tiny_diffusion import tiny_pipeline_path
@@ -485,7 +485,7 @@ async def test_controlnet_planned_chain_runs_with_the_global_plan_agent(tmp_path
     catalog = ModelCatalog(shipped=False, scan_hf_cache=False)
     catalog.register_local(tiny_pipeline_path("controlnet-pipeline"), task="canny-text-to-image")
     tools = build_tools(["canny-control", "canny-text-to-image"],
-                        executor=LocalExecutor(catalog, device="cpu"), catalog=catalog)
+                        executor=LocalExecutor(catalog, device=device), catalog=catalog)
     plan = [{"task": "canny-control", "id": 0, "dep": [-1], "args": {"image": str(photo)}},
             {"task": "canny-text-to-image", "id": 1, "dep": [0], "args": {"image": "<resource>-0", "text": "a castle"}}]
     llm = script(plan, "Here is the edge map and a castle drawn along it.")

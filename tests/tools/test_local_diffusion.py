@@ -29,9 +29,9 @@ TASKS = ["text-to-image", "image-to-image", "image-text-to-image", "unconditiona
 
 
 @pytest.fixture(scope="module")
-def executor() -> LocalExecutor:
+def executor(device) -> LocalExecutor:
     """One executor for the module, so each tiny pipeline loads once."""
-    return LocalExecutor(device="cpu")
+    return LocalExecutor(device=device)
 
 
 @pytest.fixture(autouse=True)

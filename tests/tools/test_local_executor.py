@@ -59,8 +59,8 @@ def classify(executor: LocalExecutor, workspace: Workspace, model: str | None, t
 # ---------------------------------------------------------------------------- resolution
 
 
-def test_a_local_folder_runs_and_returns_scored_labels(workspace):
-    executor = LocalExecutor(device="cpu")
+def test_a_local_folder_runs_and_returns_scored_labels(workspace, device):
+    executor = LocalExecutor(device=device)
     folder = tiny_model_path("text-classification")
     assert executor.can_run("text-classification", str(folder))
     result = classify(executor, workspace, str(folder))
@@ -69,27 +69,27 @@ def test_a_local_folder_runs_and_returns_scored_labels(workspace):
     assert result["text"].startswith(result["data"][0]["label"])
 
 
-def test_a_hub_id_the_catalog_maps_to_a_folder_runs(workspace):
+def test_a_hub_id_the_catalog_maps_to_a_folder_runs(workspace, device):
     folder = tiny_model_path("text-classification")
     catalog = FolderCatalog([Card("acme/tiny-sentiment", "text-classification", str(folder))])
-    executor = LocalExecutor(catalog, device="cpu")
+    executor = LocalExecutor(catalog, device=device)
     assert executor.resolve("text-classification", "acme/tiny-sentiment") == folder
     assert classify(executor, workspace, "acme/tiny-sentiment")["data"]
 
 
-def test_no_model_given_takes_the_first_local_catalog_candidate(workspace):
+def test_no_model_given_takes_the_first_local_catalog_candidate(workspace, device):
     folder = tiny_model_path("text-classification")
     catalog = FolderCatalog([
         Card("remote/only", "text-classification"),  # not on disk: skipped
         Card("acme/tiny-sentiment", "text-classification", str(folder)),
     ])
-    executor = LocalExecutor(catalog, device="cpu")
+    executor = LocalExecutor(catalog, device=device)
     assert executor.can_run("text-classification", None)
     assert classify(executor, workspace, None)["data"]
     assert executor.loaded_models() == [str(folder)]
 
 
-def test_a_hub_id_in_the_hf_cache_resolves_without_network(tmp_path, monkeypatch):
+def test_a_hub_id_in_the_hf_cache_resolves_without_network(tmp_path, monkeypatch, device):
     from huggingface_hub import constants
 
     cache = tmp_path / "hub"
@@ -100,13 +100,13 @@ def test_a_hub_id_in_the_hf_cache_resolves_without_network(tmp_path, monkeypatch
     (repo / "refs" / "main").write_text(commit)
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(cache))
 
-    executor = LocalExecutor(device="cpu")
+    executor = LocalExecutor(device=device)
     assert executor.resolve("text-classification", "acme/cached-model") == (repo / "snapshots" / commit).resolve()
     assert not executor.can_run("text-classification", "acme/not-cached")
 
 
-def test_missing_model_is_a_model_load_error_naming_the_task(workspace, tmp_path):
-    executor = LocalExecutor(device="cpu")
+def test_missing_model_is_a_model_load_error_naming_the_task(workspace, tmp_path, device):
+    executor = LocalExecutor(device=device)
     missing = str(tmp_path / "no-such-model")
     assert not executor.can_run("text-classification", missing)
     with pytest.raises(ModelLoadError) as err:
@@ -115,18 +115,18 @@ def test_missing_model_is_a_model_load_error_naming_the_task(workspace, tmp_path
     assert "not available locally" in str(err.value)
 
 
-def test_no_model_and_no_catalog_says_so(workspace):
-    executor = LocalExecutor(device="cpu")
+def test_no_model_and_no_catalog_says_so(workspace, device):
+    executor = LocalExecutor(device=device)
     assert not executor.can_run("text-classification", None)
     with pytest.raises(ModelLoadError, match="no local model for task text-classification"):
         classify(executor, workspace, None)
 
 
-def test_corrupt_config_is_a_one_line_model_load_error(workspace, tmp_path):
+def test_corrupt_config_is_a_one_line_model_load_error(workspace, tmp_path, device):
     broken = tmp_path / "broken"
     shutil.copytree(tiny_model_path("text-classification"), broken)
     (broken / "config.json").write_text("{ this is not json")
-    executor = LocalExecutor(device="cpu")
+    executor = LocalExecutor(device=device)
     with pytest.raises(ModelLoadError) as err:
         classify(executor, workspace, str(broken))
     message = str(err.value)
@@ -135,8 +135,8 @@ def test_corrupt_config_is_a_one_line_model_load_error(workspace, tmp_path):
     assert executor.load_count == 0 and executor.loaded_models() == []
 
 
-def test_tasks_without_a_local_handler_cannot_run(workspace):
-    executor = LocalExecutor(device="cpu")
+def test_tasks_without_a_local_handler_cannot_run(workspace, device):
+    executor = LocalExecutor(device=device)
     folder = str(tiny_model_path("text-classification"))
     assert not executor.can_run("tabular-regression", folder)
     with pytest.raises(ModelLoadError, match="no local implementation"):
@@ -144,14 +144,14 @@ def test_tasks_without_a_local_handler_cannot_run(workspace):
                               workspace=workspace, model=folder))
 
 
-def test_diffusion_tasks_need_the_diffusers_extra(workspace):
+def test_diffusion_tasks_need_the_diffusers_extra(workspace, device):
     try:
         import diffusers  # noqa: F401
     except ImportError:
         pass
     else:
         pytest.skip("diffusers is installed")
-    executor = LocalExecutor(device="cpu")
+    executor = LocalExecutor(device=device)
     folder = str(tiny_model_path("text-classification"))
     assert not executor.can_run("text-to-image", folder)
     with pytest.raises(ModelLoadError, match=r"install hugginggpt\[diffusers\]"):
@@ -159,8 +159,8 @@ def test_diffusion_tasks_need_the_diffusers_extra(workspace):
                               workspace=workspace, model=folder))
 
 
-def test_inference_failures_are_task_errors_not_load_errors(workspace):
-    executor = LocalExecutor(device="cpu")
+def test_inference_failures_are_task_errors_not_load_errors(workspace, device):
+    executor = LocalExecutor(device=device)
     call = TaskCall(task=get_task("fill-mask"), args={"text": "no mask token here"},
                     workspace=workspace, model=str(tiny_model_path("fill-mask")))
     with pytest.raises(TaskError) as err:
@@ -180,16 +180,16 @@ def test_default_device_follows_the_hardware():
 # ---------------------------------------------------------------------------- the model cache
 
 
-def test_a_model_is_loaded_once_and_reused(workspace):
-    executor = LocalExecutor(device="cpu")
+def test_a_model_is_loaded_once_and_reused(workspace, device):
+    executor = LocalExecutor(device=device)
     folder = str(tiny_model_path("text-classification"))
     classify(executor, workspace, folder, "the cat")
     classify(executor, workspace, folder, "the dog")
     assert executor.load_count == 1
 
 
-def test_lru_eviction_keeps_at_most_max_models(workspace):
-    executor = LocalExecutor(max_models=1, device="cpu")
+def test_lru_eviction_keeps_at_most_max_models(workspace, device):
+    executor = LocalExecutor(max_models=1, device=device)
     classifier = str(tiny_model_path("text-classification"))
     tagger = str(tiny_model_path("token-classification"))
     classify(executor, workspace, classifier)
@@ -201,8 +201,8 @@ def test_lru_eviction_keeps_at_most_max_models(workspace):
     assert executor.loaded_models() == [classifier]
 
 
-def test_concurrent_calls_on_one_model_load_it_once(workspace):
-    executor = LocalExecutor(device="cpu")
+def test_concurrent_calls_on_one_model_load_it_once(workspace, device):
+    executor = LocalExecutor(device=device)
     folder = str(tiny_model_path("text-classification"))
     with ThreadPoolExecutor(max_workers=4) as pool:
         results = list(pool.map(lambda i: classify(executor, workspace, folder, f"the cat {i}"), range(4)))
@@ -285,14 +285,14 @@ def test_a_failed_load_is_not_cached_and_can_be_retried():
     assert cache.load_count == 1
 
 
-def test_corrupt_weights_file_is_a_model_load_error(workspace, tmp_path):
+def test_corrupt_weights_file_is_a_model_load_error(workspace, tmp_path, device):
     broken = tmp_path / "broken-weights"
     shutil.copytree(tiny_model_path("text-classification"), broken)
     (broken / "model.safetensors").write_bytes(b"not safetensors")
     config = json.loads((broken / "config.json").read_text())
     assert config["architectures"]  # the config itself is fine
     with pytest.raises(ModelLoadError, match="text-classification: cannot load the model"):
-        classify(LocalExecutor(device="cpu"), workspace, str(broken))
+        classify(LocalExecutor(device=device), workspace, str(broken))
 
 
 def test_download_mode_fetches_a_hub_model_on_first_use(workspace, monkeypatch):
@@ -325,7 +325,7 @@ def test_a_failed_download_is_a_model_load_error(workspace, monkeypatch):
         classify(LocalExecutor(download=True), workspace, "org/x")
 
 
-def test_different_models_loading_at_once_all_load_their_weights():
+def test_different_models_loading_at_once_all_load_their_weights(device):
     """transformers builds a model under process-wide patches (meta device, skipped init), so two loads
     at once in one process must not interleave: each model gets its real weights."""
     import torch
@@ -333,7 +333,7 @@ def test_different_models_loading_at_once_all_load_their_weights():
     tasks = ["image-to-text", "text-classification", "token-classification", "image-classification"]
     folders = {task: tiny_model_path(task) for task in tasks}
     for _ in range(3):
-        executor = LocalExecutor(device="cpu")
+        executor = LocalExecutor(device=device)
         start = threading.Barrier(len(tasks))
 
         def load(task: str):

@@ -76,12 +76,12 @@ def test_a_folder_naming_an_unlisted_id_keeps_its_path_as_id(tmp_path):
 # ------------------------------------------------------------------ execution: fallback with reasons
 
 
-def local_executor(catalog):
+def local_executor(catalog, device):
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
     from hugginggpt.tools.executors.local import LocalExecutor
 
-    return LocalExecutor(catalog, download=True, device="cpu")
+    return LocalExecutor(catalog, download=True, device=device)
 
 
 def similarity_call(model: str | None, tmp_path) -> TaskCall:
@@ -103,10 +103,10 @@ def unreachable_hub(monkeypatch):
     monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9")
 
 
-def test_a_model_that_cannot_be_downloaded_gives_way_to_the_local_one(minilm, tmp_path, unreachable_hub):
+def test_a_model_that_cannot_be_downloaded_gives_way_to_the_local_one(minilm, tmp_path, unreachable_hub, device):
     catalog = ModelCatalog(scan_hf_cache=False)
     catalog.register_local(minilm, task="sentence-similarity")
-    executor = HybridExecutor(local_executor(catalog), None, catalog=catalog, policy="local")
+    executor = HybridExecutor(local_executor(catalog, device), None, catalog=catalog, policy="local")
     call = similarity_call(OTHER, tmp_path)
     result = executor.run(call)
     close, far = scores(result)
@@ -116,26 +116,28 @@ def test_a_model_that_cannot_be_downloaded_gives_way_to_the_local_one(minilm, tm
     assert given_up["model"] == OTHER and "cannot download" in given_up["error"]
 
 
-def test_offline_mode_skips_straight_to_the_models_on_disk(minilm, tmp_path, monkeypatch):
+def test_offline_mode_skips_straight_to_the_models_on_disk(minilm, tmp_path, monkeypatch, device):
     from huggingface_hub import constants
 
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
     catalog = ModelCatalog(scan_hf_cache=False)
     catalog.register_local(minilm, task="sentence-similarity")
-    local = local_executor(catalog)
+    local = local_executor(catalog, device)
     assert not local.can_run("sentence-similarity", OTHER)  # nothing can be fetched offline
     executor = HybridExecutor(local, None, catalog=catalog, policy="local")
     assert executor.pick_model("sentence-similarity") == MINILM
     call = similarity_call(OTHER, tmp_path)
     executor.run(call)
     assert call.options["model"] == MINILM
-    assert "cannot run locally" in call.options["fallbacks"][0]["error"]
+    assert call.options["fallbacks"][0]["error"] == (
+        f"model {OTHER!r} cannot run on this machine (execution policy 'local'): it is not on this machine, and "
+        "HF_HUB_OFFLINE=1 forbids downloading one")
 
 
-def test_the_model_the_user_named_runs_and_is_never_swapped(minilm, tmp_path, unreachable_hub):
+def test_the_model_the_user_named_runs_and_is_never_swapped(minilm, tmp_path, unreachable_hub, device):
     catalog = ModelCatalog(scan_hf_cache=False)
     catalog.register_local(minilm, task="sentence-similarity", preferred=True)
-    executor = HybridExecutor(local_executor(catalog), None, catalog=catalog, policy="local")
+    executor = HybridExecutor(local_executor(catalog, device), None, catalog=catalog, policy="local")
     assert executor.pick_model("sentence-similarity") == MINILM
     call = similarity_call(None, tmp_path)
     executor.run(call)

@@ -31,8 +31,8 @@ NEW_TASKS = ["text-ranking", "keypoint-detection", "voice-activity-detection", "
 
 
 @pytest.fixture(scope="module")
-def executor() -> LocalExecutor:
-    return LocalExecutor(max_models=2, device="cpu")
+def executor(device) -> LocalExecutor:
+    return LocalExecutor(max_models=2, device=device)
 
 
 @pytest.fixture

@@ -171,6 +171,12 @@ def test_feature_extraction_returns_the_vector(server, ws):
     assert json.dumps(result)  # plain JSON, no numpy
 
 
+def test_feature_extraction_from_a_server_that_answers_a_batch_is_one_vector(server, ws):
+    """A TEI server answers one text with a batch of one pooled vector: the result is that vector."""
+    result = endpoint_for(server, "tei-embed").run(call("feature-extraction", ws, text="abba"))
+    assert len(result["data"]) == 26 and result["data"][0] == pytest.approx(math.sqrt(0.5), abs=1e-5)
+
+
 def test_conversational_uses_chat_completions(server, ws):
     result = endpoint_for(server, "tgi").run(call("conversational", ws, text="hello"))
     assert result == {"text": "You said: hello"}

@@ -16,8 +16,9 @@ from __future__ import annotations
 import graphlib
 import re
 
-from hugginggpt.agent.plan.context import PlanContext, media_kind_of
+from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, whole_ref
+from hugginggpt.tools.resources.mentions import looks_like_path, media_kind_of
 from hugginggpt.tools.table import MEDIA_KINDS
 
 #: Longer values are never a placeholder (bounded work).
@@ -129,9 +130,3 @@ def is_placeholder(value: str, ctx: PlanContext) -> bool:
     that the request does not write itself."""
     text = value.strip()
     return len(text) <= _MAX_PLACEHOLDER and _PLACEHOLDER.fullmatch(text) is not None and text not in (ctx.request or "")
-
-
-def looks_like_path(value: str) -> bool:
-    """A file name or path of any kind (``notes.txt``, ``dir/x``), as opposed to words describing one."""
-    text = value.strip()
-    return bool(text) and " " not in text and ("/" in text or "\\" in text or re.search(r"\.\w{1,5}$", text) is not None)

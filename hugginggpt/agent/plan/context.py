@@ -5,38 +5,13 @@ language (file names, URLs, task kinds).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from hugginggpt.agent.plan.model import MAX_TASKS
-from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES, file_kind
+from hugginggpt.tools.resources.mentions import request_files, table_files, web_urls
+from hugginggpt.tools.resources.sniff import file_kind
 from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
-
-_MEDIA_EXTENSIONS = {kind: sorted(s.lstrip(".") for s in suffixes) for kind, suffixes in MEDIA_SUFFIXES.items()}
-# A match starts only where a run of path characters starts (the lookbehind), so a long word is
-# scanned once, not once per position: linear time.
-_FILE_NAME = re.compile(r"(?<![\w\-./:%~])[\w\-./:%~]+\.(" + "|".join(e for x in _MEDIA_EXTENSIONS.values() for e in x)
-                        + r")\b", re.IGNORECASE)
-_TABLE_NAME = re.compile(r"(?<![\w\-./:%~])[\w\-./:%~]+\.(csv|tsv|xlsx?|json)\b", re.IGNORECASE)
-_URL = re.compile(r"https?://[^\s'\"<>()\[\]{}]+")
-
-
-def media_kind_of(value: str) -> str | None:
-    """image / audio / video by the file extension of ``value``, None when it names no media file."""
-    match = _FILE_NAME.fullmatch(value.strip().strip("'\""))
-    kind = file_kind(match.group(0)) if match else None
-    return kind if kind in MEDIA_KINDS else None
-
-
-def request_files(request: str) -> dict[str, list[str]]:
-    """The media files and URLs a request names, by kind, in order of appearance."""
-    found: dict[str, list[str]] = {kind: [] for kind in MEDIA_KINDS}
-    for match in _FILE_NAME.finditer(request or ""):
-        kind = media_kind_of(match.group(0))
-        if kind and match.group(0) not in found[kind]:
-            found[kind].append(match.group(0))
-    return found
 
 
 def request_inputs(request: str, attached: tuple[str, ...] = ()) -> dict[str, tuple[str, ...]]:
@@ -45,9 +20,9 @@ def request_inputs(request: str, attached: tuple[str, ...] = ()) -> dict[str, tu
     conversation so far), the URLs it writes (any kind), and ``attached`` files whose kind their name does
     not tell (any kind), in order of appearance."""
     named = request_files(request)
-    urls = [u.rstrip(".,;:!?") for u in _URL.findall(request or "")]
+    urls = web_urls(request)
     unknown = [f for f in attached if file_kind(f) not in (*MEDIA_KINDS, "data")]
-    tables = [m.group(0) for m in _TABLE_NAME.finditer(request or "")]
+    tables = table_files(request)
     found = {kind: [*named[kind], *unknown, *urls] for kind in MEDIA_KINDS}
     found["table"] = [*tables, *unknown, *urls]
     return {kind: tuple(dict.fromkeys(values)) for kind, values in found.items()}
@@ -57,7 +32,7 @@ def given_files(request: str, attached: tuple[str, ...] = ()) -> list[str]:
     """The files a request gives for its tasks to read: the media and table files its text names (a URL
     too, when it names a media file) and the attached files, in order, once each."""
     named = [f for names in request_files(request).values() for f in names]
-    tables = [m.group(0) for m in _TABLE_NAME.finditer(request or "")]
+    tables = table_files(request)
     return list(dict.fromkeys([*named, *tables, *attached]))
 
 
@@ -65,7 +40,7 @@ def input_kinds(request: str) -> frozenset[str]:
     """The kinds of input (image, audio, video, table) among the files ``request`` names: what its plan's
     first tasks can read. Read from file names only, so it holds in any language."""
     found = {kind for kind, names in request_files(request).items() if names}
-    if _TABLE_NAME.search(request or ""):
+    if table_files(request):
         found.add("table")
     return frozenset(found)
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hugginggpt.agent.plan.check import is_placeholder, looks_like_path, map_misread, readable_media
+from hugginggpt.agent.plan.check import is_placeholder, map_misread, readable_media
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, Repair, replace_refs, whole_ref
 from hugginggpt.agent.plan.validity import rejected
+from hugginggpt.tools.resources.mentions import looks_like_path
 from hugginggpt.tools.table import MEDIA_KINDS
 
 

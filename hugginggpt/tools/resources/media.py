@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from math import gcd
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -237,55 +236,113 @@ def load_audio(path: str | Path, sampling_rate: int | None = None) -> tuple[np.n
     """Read audio as mono float32 in [-1, 1]; resample to ``sampling_rate`` when given.
 
     The header is checked first: a sample rate outside 1-768 kHz, or audio longer than
-    ``max_audio_seconds()``, is refused before anything is decoded or resampled.
+    ``max_audio_seconds()`` or holding more than ``max_audio_samples()``, is refused before anything
+    is decoded. Then it is decoded, downmixed and resampled a block at a time: the memory it takes is
+    the mono result's (4 bytes a sample at the output rate), whatever the input's rate and channels.
     """
     sf = _soundfile()
     try:
         _check_audio_header(sf.info(str(path)), path)
-        mono, rate = _decode_mono(sf, path)
+        if sampling_rate:
+            _check_sample_rate(sampling_rate, f"resampling of {path}")
+        return _decode_mono(sf, path, sampling_rate)
     except ResourceError:
         raise
     except FileNotFoundError:
         raise ResourceError(None, f"file not found: {path}") from None
     except Exception as exc:
         raise ResourceError(None, f"cannot decode audio {path}: {exc}") from None
-    if sampling_rate and sampling_rate != rate:
-        _check_sample_rate(sampling_rate, f"resampling of {path}")
-        mono = resample(mono, rate, sampling_rate)
-        rate = sampling_rate
-    return mono, int(rate)
 
 
-def _decode_mono(sf: Any, path: str | Path) -> tuple[np.ndarray, int]:
-    """The audio downmixed to mono, decoded a block at a time: the memory it takes is the mono signal
-    (frames x 4 bytes), whatever the number of channels; the limits are checked again as the frames
-    arrive (a header may understate its length)."""
+class _Samples:
+    """Float32 samples gathered block by block into one array, sized once from the expected length
+    (a header that understates it only costs a copy)."""
+
+    def __init__(self, expected: int):
+        self._array = np.empty(max(0, expected), np.float32)
+        self._size = 0
+
+    def add(self, block: np.ndarray) -> None:
+        end = self._size + len(block)
+        if end > len(self._array):
+            grown = np.empty(max(end, 2 * len(self._array)), np.float32)
+            grown[:self._size] = self._array[:self._size]
+            self._array = grown
+        self._array[self._size:end] = block
+        self._size = end
+
+    def array(self) -> np.ndarray:
+        return self._array[:self._size] if self._size == len(self._array) else self._array[:self._size].copy()
+
+
+def _decode_mono(sf: Any, path: str | Path, target_rate: int | None = None) -> tuple[np.ndarray, int]:
+    """The audio downmixed to mono (and resampled to ``target_rate``), decoded a block at a time; the
+    limits are checked again as the frames arrive (a header may understate its length)."""
     with sf.SoundFile(str(path)) as audio:
-        rate, channels = audio.samplerate, audio.channels
-        blocks, frames = [], 0
+        rate, channels = int(audio.samplerate), audio.channels
+        stream = None if not target_rate or target_rate == rate else ResampleStream(rate, target_rate)
+        out_rate = rate if stream is None else int(target_rate)
+        out = _Samples(audio.frames if stream is None else stream.output_length(audio.frames))
+        frames = 0
         for block in audio.blocks(blocksize=max(1, AUDIO_BLOCK_SAMPLES // max(channels, 1)), dtype="float32",
                                   always_2d=True):
             frames += len(block)
             _check_audio_length(frames, rate, channels, path)
-            blocks.append(block.mean(axis=1, dtype=np.float32))
-    mono = np.concatenate(blocks) if len(blocks) > 1 else (blocks[0] if blocks else np.zeros(0, np.float32))
-    return mono, int(rate)
+            mono = block[:, 0] if channels == 1 else block.mean(axis=1, dtype=np.float32)
+            out.add(mono if stream is None else stream.push(mono))
+        if stream is not None:
+            out.add(stream.finish())
+    return out.array(), out_rate
+
+
+class ResampleStream:
+    """Resampling of a signal that comes in blocks (``push`` each, then ``finish``): soxr's streaming
+    resampler (high quality), the memory it takes a block's; without soxr, linear interpolation
+    (numpy) of the whole signal at ``finish``."""
+
+    def __init__(self, orig_rate: int, target_rate: int):
+        for rate in (orig_rate, target_rate):  # the output's length is size * target / orig: both bounded
+            _check_sample_rate(rate, "resampling")
+        self.orig_rate, self.target_rate = int(orig_rate), int(target_rate)
+        try:
+            import soxr
+        except ImportError:
+            self._soxr = None
+            self._whole: list[np.ndarray] = []
+        else:
+            self._soxr = soxr.ResampleStream(self.orig_rate, self.target_rate, 1, dtype="float32", quality="HQ")
+
+    def output_length(self, frames: int) -> int:
+        return -(-max(frames, 0) * self.target_rate // self.orig_rate)
+
+    def push(self, samples: np.ndarray) -> np.ndarray:
+        samples = np.ascontiguousarray(samples, dtype=np.float32)
+        if self._soxr is None:
+            self._whole.append(samples)
+            return np.zeros(0, np.float32)
+        return self._soxr.resample_chunk(samples)
+
+    def finish(self) -> np.ndarray:
+        if self._soxr is not None:
+            return self._soxr.resample_chunk(np.zeros(0, np.float32), last=True)
+        signal = np.concatenate(self._whole) if self._whole else np.zeros(0, np.float32)
+        if signal.size == 0:
+            return signal
+        n_out = max(1, round(signal.size * self.target_rate / self.orig_rate))
+        positions = np.arange(n_out) * (self.orig_rate / self.target_rate)
+        return np.interp(positions, np.arange(signal.size), signal).astype(np.float32)
 
 
 def resample(signal: np.ndarray, orig_rate: int, target_rate: int) -> np.ndarray:
-    """Polyphase resampling (scipy) when available, else linear interpolation (numpy)."""
+    """``signal`` at ``target_rate``, resampled a block at a time (``ResampleStream``)."""
     if orig_rate == target_rate or signal.size == 0:
         return signal.astype(np.float32, copy=False)
-    for rate in (orig_rate, target_rate):  # the output's length is size * target / orig: both bounded
-        _check_sample_rate(rate, "resampling")
-    try:
-        from scipy.signal import resample_poly
-    except ImportError:
-        n_out = max(1, round(signal.size * target_rate / orig_rate))
-        positions = np.arange(n_out) * (orig_rate / target_rate)
-        return np.interp(positions, np.arange(signal.size), signal).astype(np.float32)
-    common = gcd(int(orig_rate), int(target_rate))
-    return resample_poly(signal, target_rate // common, orig_rate // common).astype(np.float32)
+    stream = ResampleStream(orig_rate, target_rate)
+    out = _Samples(stream.output_length(signal.size))
+    for start in range(0, signal.size, AUDIO_BLOCK_SAMPLES):
+        out.add(stream.push(signal[start:start + AUDIO_BLOCK_SAMPLES].astype(np.float32, copy=False)))
+    out.add(stream.finish())
+    return out.array()
 
 
 # ---------------------------------------------------------------------------------------- saving

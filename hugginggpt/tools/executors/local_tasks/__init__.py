@@ -10,6 +10,7 @@ from hugginggpt.tools.executors.local_tasks import (
     audio,
     controlnet,
     diffusion,
+    embeddings,
     extractive_qa,
     forecasting,
     gguf_text,
@@ -26,6 +27,7 @@ from hugginggpt.tools.executors.local_tasks.common import LoadOptions, TaskHandl
 
 HANDLERS: dict[str, TaskHandler] = {
     **nlp.HANDLERS,
+    **embeddings.HANDLERS,
     **extractive_qa.HANDLERS,
     **seq2seq.HANDLERS,
     **vision.HANDLERS,

@@ -1,8 +1,7 @@
-"""Text tasks: classification, tagging, table QA, masks, embeddings, similarity, generation."""
+"""Text tasks: classification, tagging, table QA, masks, generation (embeddings: ``embeddings.py``)."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from hugginggpt.errors import TaskError
@@ -79,32 +78,6 @@ def fill_mask(pipe, call) -> dict[str, Any]:
     return {"text": rows[0]["sequence"] if rows else text, "data": rows}
 
 
-def feature_extraction(pipe, call) -> dict[str, Any]:
-    return {"data": jsonable(pipe(required(call, "text"))[0])}
-
-
-def _mean_embedding(pipe, text: str) -> list[float]:
-    tokens = pipe(text)[0]
-    width = len(tokens[0])
-    return [sum(tok[i] for tok in tokens) / len(tokens) for i in range(width)]
-
-
-def _cosine(a: list[float], b: list[float]) -> float:
-    dot = sum(x * y for x, y in zip(a, b))
-    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norm if norm else 0.0
-
-
-def sentence_similarity(pipe, call) -> dict[str, Any]:
-    """Mean-pooled token embeddings compared by cosine (what sentence-transformers models expect)."""
-    source = _mean_embedding(pipe, required(call, "source_sentence"))
-    value = required(call, "sentences")
-    sentences = [value] if isinstance(value, str) else [str(s) for s in value]
-    scores = [_cosine(source, _mean_embedding(pipe, s)) for s in sentences]
-    best = max(range(len(scores)), key=scores.__getitem__)
-    return {"text": f"most similar: {sentences[best]!r} ({scores[best]:.3f})", "data": scores}
-
-
 def text_generation(pipe, call) -> dict[str, Any]:
     out = pipe(
         required(call, "text"), max_new_tokens=int(arg(call, "max_new_tokens", 64)), return_full_text=False
@@ -132,8 +105,6 @@ HANDLERS: dict[str, TaskHandler] = {
     "table-question-answering": pipeline_handler("table-question-answering", table_question_answering),
     "zero-shot-classification": pipeline_handler("zero-shot-classification", zero_shot_classification),
     "fill-mask": pipeline_handler("fill-mask", fill_mask),
-    "feature-extraction": pipeline_handler("feature-extraction", feature_extraction),
-    "sentence-similarity": pipeline_handler("feature-extraction", sentence_similarity),
     "text-generation": pipeline_handler("text-generation", text_generation),
     "conversational": pipeline_handler("text-generation", conversational),
 }

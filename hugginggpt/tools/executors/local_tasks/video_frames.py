@@ -14,7 +14,12 @@ import numpy as np
 from PIL import Image, ImageSequence
 
 from hugginggpt.errors import ResourceError
-from hugginggpt.tools.resources.media import check_frame_size, max_video_pixels
+from hugginggpt.tools.resources.media import (
+    MAX_IMAGE_PIXELS_ENV,
+    check_frame_size,
+    max_image_pixels,
+    max_video_pixels,
+)
 
 
 def sample_indices(total: int, count: int) -> list[int]:
@@ -50,6 +55,44 @@ def read_frames(path: str | Path, count: int) -> list[Image.Image]:
     return frames
 
 
+#: What one frame of an animated image costs to go through at least, in canvas pixels (the work of a
+#: frame besides its pixels: about 5 us, or 1,000-4,000 pixels).
+FRAME_COST_PIXELS = 4096
+
+
+def decode_budget() -> int:
+    """The canvas pixels that reading frames from one animated image may go through: every frame it
+    must decode to reach the sampled ones, and each sampled one again as it is converted. One largest
+    input image's worth (``max_image_pixels()``): under 1 s of CPU at Pillow's 4-16 ns per pixel."""
+    return max_image_pixels()
+
+
+def _frame_count(video: Image.Image, path: Path, cost: int, count: int) -> int:
+    """The frames of an animated image, when decoding them and converting ``count`` of them stays within
+    ``decode_budget()`` at ``cost`` canvas pixels each (``ResourceError`` otherwise). A GIF says its
+    length nowhere but in its frames: they are counted by reading their headers, not their pixels, and
+    only as far as the budget goes."""
+    budget = decode_budget()
+    most = max(1, budget // cost)
+    if getattr(video, "format", None) == "GIF" and hasattr(video, "_seek"):
+        total = 1
+        try:
+            while total <= most:
+                video._seek(total, False)  # noqa: SLF001 - Pillow's own n_frames, without its unbounded loop
+                total += 1
+        except EOFError:
+            pass
+        video.seek(0)
+    else:
+        total = getattr(video, "n_frames", 1)
+    if cost * (total + min(count, total)) > budget:
+        frames = f"more than {most:,}" if total > most else f"{total:,}"
+        raise ResourceError(None, f"video {path.name} is too large to decode: {frames} frames of "
+                                  f"{video.width}x{video.height}; decoding may go through at most {budget:,} pixels "
+                                  f"of frames ({MAX_IMAGE_PIXELS_ENV})")
+    return total
+
+
 def fit_pixels(image: Image.Image, pixels: int) -> Image.Image:
     """``image`` scaled down (aspect kept) to at most ``pixels`` pixels; as it is when it fits."""
     if image.width * image.height <= pixels:
@@ -67,12 +110,16 @@ def _pillow_frames(path: Path, count: int, share: int) -> list[Image.Image] | No
         return None
     with video:
         check_frame_size(video.width, video.height, path)
-        total = getattr(video, "n_frames", 1)
+        total = _frame_count(video, path, max(video.width * video.height, FRAME_COST_PIXELS), count)
         wanted = sample_indices(total, count)
-        keep = set(wanted)
-        try:
-            decoded = {i: fit_pixels(frame.convert("RGB"), share)
-                       for i, frame in enumerate(ImageSequence.Iterator(video)) if i in keep}
+        keep, last = set(wanted), max(wanted, default=-1)
+        decoded = {}
+        try:  # every frame up to the last sampled one is composed onto the canvas: within the budget
+            for i, frame in enumerate(ImageSequence.Iterator(video)):
+                if i > last:
+                    break
+                if i in keep:
+                    decoded[i] = fit_pixels(frame.convert("RGB"), share)
         except Exception as exc:  # noqa: BLE001  a truncated or corrupt animation
             raise ResourceError(None, f"cannot decode video {path.name}: {exc}") from None
     return [decoded[i] for i in wanted if i in decoded]

@@ -1,0 +1,110 @@
+"""File names and paths found in text: the one place that reads them out of words.
+
+- ``request_files`` / ``media_kind_of``: the media files a request names, by kind (what the planner's
+  passes may read), and the media kind one value names;
+- ``table_files`` / ``web_urls``: the table files (``.csv``, ``.tsv``, ``.xlsx``, ``.json``) and the
+  http(s) URLs a request writes, which a plan's table and media arguments may read;
+- ``looks_like_path``: whether a value is a file name or path rather than words describing one;
+- ``mentioned_paths``: every path an answer mentions (absolute and home paths, ``file:`` URLs, paths
+  through hidden or parent folders, names with a media, data or document suffix), which the answer
+  check holds against the files a run really has.
+
+The kinds and their suffixes are ``sniff.py``'s. Every scan is linear in the text's length: a
+pattern matches a maximal run of path characters and the run is then judged in Python.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES, file_kind
+from hugginggpt.tools.table import MEDIA_KINDS
+
+_MEDIA_EXTENSIONS = {kind: sorted(s.lstrip(".") for s in suffixes) for kind, suffixes in MEDIA_SUFFIXES.items()}
+# A match starts only where a run of path characters starts (the lookbehind), so a long word is
+# scanned once, not once per position: linear time.
+_FILE_NAME = re.compile(r"(?<![\w\-./:%~])[\w\-./:%~]+\.(" + "|".join(e for x in _MEDIA_EXTENSIONS.values() for e in x)
+                        + r")\b", re.IGNORECASE)
+_TABLE_NAME = re.compile(r"(?<![\w\-./:%~])[\w\-./:%~]+\.(csv|tsv|xlsx?|json)\b", re.IGNORECASE)
+_WEB_URL = re.compile(r"https?://[^\s'\"<>()\[\]{}]+")
+
+#: Documents, archives, keys, databases and model files: a name with one of these (or a media or data
+#: suffix, ``sniff.file_kind``) is a file the answer claims. Suffixes that are also words of prose
+#: (``Node.js``, ``example.com``) are not.
+DOCUMENT_SUFFIXES = ("doc", "docx", "odt", "rtf", "xls", "xlsx", "ods", "ppt", "pptx", "odp", "epub", "zip", "tar",
+                     "gz", "tgz", "bz2", "xz", "7z", "rar", "xml", "yaml", "yml", "toml", "ini", "cfg", "log", "db",
+                     "sqlite", "pem", "key", "crt", "p12", "pfx", "kdbx", "parquet", "pkl", "h5", "pt", "pth",
+                     "safetensors", "onnx", "gguf", "exe", "dll", "sh", "bat", "ps1", "html", "htm", "tsv", "srt")
+# A maximal run of path characters; each run is then judged in Python (no backtracking: linear time).
+_PATH_RUN = re.compile(r"[\w.\-/\\~:%+@]+")
+#: A URL of any scheme (``https://...``); ``file:`` URLs have their own pattern.
+URL = re.compile(r"(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]*://\S+", re.IGNORECASE)
+_FILE_URL = re.compile(r"(?<![a-z0-9+.\-])file:\S+", re.IGNORECASE)
+_ROOTED = re.compile(r"(?:/|\\\\|~[\w.\-]*/|[A-Za-z]:[\\/])[\w.\-~]")  # /x, \\host, ~/x, ~user/x, C:\x
+_DOCUMENT_NAME = re.compile(r"[\w\-]\.(?:" + "|".join(DOCUMENT_SUFFIXES) + r")$", re.IGNORECASE)
+_SEPARATOR = re.compile(r"[\\/]")
+_SHORT_SUFFIX = re.compile(r"\.\w{1,5}$")
+
+
+def media_kind_of(value: str) -> str | None:
+    """image / audio / video by the file extension of ``value``, None when it names no media file."""
+    match = _FILE_NAME.fullmatch(value.strip().strip("'\""))
+    kind = file_kind(match.group(0)) if match else None
+    return kind if kind in MEDIA_KINDS else None
+
+
+def request_files(request: str) -> dict[str, list[str]]:
+    """The media files and URLs a request names, by kind, in order of appearance."""
+    found: dict[str, list[str]] = {kind: [] for kind in MEDIA_KINDS}
+    for match in _FILE_NAME.finditer(request or ""):
+        kind = media_kind_of(match.group(0))
+        if kind and match.group(0) not in found[kind]:
+            found[kind].append(match.group(0))
+    return found
+
+
+def table_files(text: str) -> list[str]:
+    """The table files ``text`` names (``.csv``, ``.tsv``, ``.xls``/``.xlsx``, ``.json``), in order."""
+    return [match.group(0) for match in _TABLE_NAME.finditer(text or "")]
+
+
+def web_urls(text: str) -> list[str]:
+    """The http(s) URLs ``text`` writes, trailing punctuation left out, in order."""
+    return [url.rstrip(".,;:!?") for url in _WEB_URL.findall(text or "")]
+
+
+def looks_like_path(value: str) -> bool:
+    """A file name or path of any kind (``notes.txt``, ``dir/x``), as opposed to words describing one."""
+    text = value.strip()
+    return bool(text) and " " not in text and ("/" in text or "\\" in text or _SHORT_SUFFIX.search(text) is not None)
+
+
+def file_urls(text: str) -> list[str]:
+    """The ``file:`` URLs in ``text``, trailing punctuation left out."""
+    return [match.group(0).rstrip(".,;:)]}'\"") for match in _FILE_URL.finditer(text)]
+
+
+def mentioned_paths(text: str) -> list[str]:
+    """The paths ``text`` mentions outside URLs (``file:`` URLs: ``file_urls``), in order, each once:
+    every absolute or home path (``/etc/passwd``, ``~/.ssh/id_rsa``, ``C:\\x``), relative path through
+    a hidden or parent folder (``.ssh/id_rsa``, ``../secret``), and file name with a media, data
+    (``sniff.file_kind``) or document suffix (``out.png``, ``report.docx``)."""
+    found: list[str] = []
+    for match in _PATH_RUN.finditer(URL.sub(" ", _FILE_URL.sub(" ", text))):
+        mention = _mentioned_path(match.group(0))
+        if mention is not None and mention not in found:
+            found.append(mention)
+    return found
+
+
+def _mentioned_path(run: str) -> str | None:
+    """The path a run of path characters names (see ``mentioned_paths``), else None."""
+    run = run.rstrip(".:,").lstrip(":,")
+    if run.startswith("..."):  # an ellipsis before a name
+        run = run.lstrip(".")
+    if _ROOTED.match(run) or file_kind(run) is not None or _DOCUMENT_NAME.search(run):
+        return run
+    parts = _SEPARATOR.split(run)
+    if len(parts) > 1 and any(part == ".." or (part.startswith(".") and part.strip(".")) for part in parts):
+        return run
+    return None
