@@ -164,15 +164,20 @@ def taskbench_summary(dataset: Any, rows: list[dict[str, Any]]) -> dict[str, Any
 
 
 def real_summary(requests: list[Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Exact task list, n-F1 and e-F1, overall and by language group and by number of gold tasks."""
+    """Exact task list, n-F1 and e-F1, overall, by language group (en, other), by language, by number of
+    gold tasks, and by number of gold tasks within each language group."""
     gold = {r.id: r.plan for r in requests}
     predicted = {row["id"]: row["harness"]["plan"] for row in rows}
     planned = [r for r in requests if r.id in predicted]
     groups: dict[str, list[Any]] = {"overall": planned}
     for r in planned:
-        groups.setdefault(f"lang:{r.group}", []).append(r)
         size = len(r.plan)
-        groups.setdefault(f"tasks:{size if size < 3 else '3+'}", []).append(r)
+        size = str(size) if size < 3 else "3+"
+        groups.setdefault(f"lang:{r.group}", []).append(r)
+        if r.lang != r.group:
+            groups.setdefault(f"lang:{r.lang}", []).append(r)
+        groups.setdefault(f"tasks:{size}", []).append(r)
+        groups.setdefault(f"lang:{r.group}/tasks:{size}", []).append(r)
     return {"scores": {name: score_plans({r.id: gold[r.id] for r in members}, predicted)
                        for name, members in sorted(groups.items())}}
 

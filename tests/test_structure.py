@@ -205,8 +205,9 @@ def test_the_configuration_doc_holds_the_rendered_settings_table():
 
 def test_the_plan_schema_is_made_in_tools_schemas_only():
     """The plan's JSON schema has one home, ``tools/schemas.py``: no other module writes a schema's
-    ``maxItems`` or ``anyOf`` (``agent/observations.py`` only reads a tool schema's ``anyOf``)."""
-    owners = {"hugginggpt.tools.schemas", "hugginggpt.agent.observations"}
+    ``maxItems`` or ``anyOf`` (``agent/observations.py`` only reads a tool schema's ``anyOf``, and
+    ``llm/json_grammar.py`` a schema's ``maxItems``, to write its grammar)."""
+    owners = {"hugginggpt.tools.schemas", "hugginggpt.agent.observations", "hugginggpt.llm.json_grammar"}
     written = sorted(f"{name}: {node.value}" for name, path in _module_names().items() if name not in owners
                      for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
                      if isinstance(node, ast.Constant) and node.value in ("maxItems", "anyOf"))

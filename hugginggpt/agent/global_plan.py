@@ -19,8 +19,8 @@ from langchain_core.tools import BaseTool
 from hugginggpt.agent import events as ev
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan import Plan, describe_tools
-from hugginggpt.agent.plan.planner import PlanResult, aplan_request
-from hugginggpt.agent.plan.prompt import planning_messages
+from hugginggpt.agent.plan.planner import Planner, PlanResult
+from hugginggpt.agent.request import AgentRequest
 from hugginggpt.agent.answer_check import Answer, known_files
 from hugginggpt.agent.response import astream_response, response_messages
 from hugginggpt.agent.run import Agent, AgentRun, Stage, run_sync
@@ -36,7 +36,7 @@ class GlobalPlanAgent(Agent):
     ``tools``: any LangChain tools (default: one per task of the task table); ``catalog``: where
     model candidates come from (default: the shipped catalog when the default tools are used).
     ``workspace_root``: each run gets its own folder under it (default: ``$HUGGINGGPT_HOME``).
-    ``demonstrations``: few-shot examples chosen per request, after the fixed ones every request sees.
+    ``demonstrations``: few-shot examples chosen per request, after the block of examples for the request's kinds of input.
     ``execute=False`` stops after model selection (plan-only comparisons).
     """
 
@@ -59,6 +59,7 @@ class GlobalPlanAgent(Agent):
         self.execute = execute
         self._task_specs: dict[str, TaskSpec] | None = None
         self._constrained = ConstrainedCache(llm, structured)
+        self._planner: Planner | None = None
 
     # ------------------------------------------------------------ configuration
 
@@ -93,6 +94,18 @@ class GlobalPlanAgent(Agent):
             self._constrained = ConstrainedCache(self.llm, self.structured)
         return self._constrained
 
+    @property
+    def planner(self) -> Planner:
+        """Stage 1, made once (again only when the LLM, the tasks or a planning setting was changed)."""
+        planner = self._planner
+        if (planner is None or planner.llm is not self.llm or planner.tasks is not self.task_specs
+                or (planner.structured, planner.demonstrations, planner.history_tokens)
+                != (self.structured, self.demonstrations, self.history_tokens)):
+            planner = self._planner = Planner(self.llm, self.task_specs, structured=self.structured,
+                                              demonstrations=self.demonstrations, history_tokens=self.history_tokens,
+                                              constrained=self.constrained)
+        return planner
+
     def warm_up(self) -> int:
         """Have the controller read the planning prompt's static part now, where it keeps what it read
         (the embedded llama.cpp model's prompt cache: ``prefill``), so that the first request reads only
@@ -100,17 +113,15 @@ class GlobalPlanAgent(Agent):
         prefill = getattr(self.llm, "prefill", None)
         if not callable(prefill) or not self.task_specs:
             return 0
-        return prefill(planning_messages("", self.task_specs, demonstrations=0))
+        return prefill(self.planner.static_messages())
 
     # ------------------------------------------------------------ planning only
 
     async def aplan(self, input: str, chat_history: list[Any] | None = None, *, files: list[str] | None = None,
                     config: RunnableConfig | None = None) -> PlanResult:
         """Stage 1 alone: the validated plan, its repairs, the raw LLM answers and token usage."""
-        return await aplan_request(self.llm, self.task_specs, input, chat_history=chat_history, files=files,
-                                   history_tokens=self.history_tokens, structured=self.structured, config=config,
-                                   demonstrations=self.demonstrations,
-                                   constrained=self.constrained)
+        request = AgentRequest.parse({"input": input, "chat_history": chat_history or [], "files": files or []})
+        return await self.planner.plan(request, config=config)
 
     def plan(self, input: str, chat_history: list[Any] | None = None, *, files: list[str] | None = None,
              config: RunnableConfig | None = None) -> PlanResult:
@@ -121,11 +132,7 @@ class GlobalPlanAgent(Agent):
     async def _steps(self, run: AgentRun) -> AsyncIterator[dict[str, Any]]:
         request = run.request
         async with run.stage("plan") as stage:
-            planned = await aplan_request(self.llm, self.task_specs, request.input, chat_history=request.chat_history,
-                                          files=request.files, history_tokens=self.history_tokens,
-                                          demonstrations=self.demonstrations,
-                                          structured=self.structured, config=stage.config, trace=run.trace,
-                                          constrained=self.constrained)
+            planned = await self.planner.plan(request, config=stage.config, trace=run.trace)
             plan, steps = planned.plan, planned.plan.as_list()
             stage.record(plan=steps, repairs=planned.repairs, raw_plan_outputs=planned.raw_outputs)
             stage.announce(ev.PLAN, plan=steps, repairs=planned.repairs)

@@ -23,7 +23,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -53,6 +53,7 @@ from hugginggpt.errors import LLMError
 from hugginggpt.llm import compute_thread
 from hugginggpt.llm.content import REPETITION, content_text
 from hugginggpt.llm.fair_lock import FairLock
+from hugginggpt.llm.json_grammar import needs_own_grammar, schema_grammar
 from hugginggpt.llm.repetition import RepetitionStop, stopping_repetition
 from hugginggpt.llm.tool_calls import (
     ParsedToolCalls,
@@ -282,6 +283,17 @@ def call_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
     return variants[0] if len(variants) == 1 else {"oneOf": variants}  # the names tell the calls apart: exactly one matches
 
 
+def _own_grammar(params: dict[str, Any]) -> None:
+    """A response format whose schema llama-cpp-python's converter would misread (``prefixItems`` then
+    ``items``) is decoded under the grammar of ``llm/json_grammar.py`` instead."""
+    schema = (params.get("response_format") or {}).get("schema")
+    if schema and needs_own_grammar(schema):
+        from llama_cpp import LlamaGrammar
+
+        params.pop("response_format")
+        params["grammar"] = LlamaGrammar.from_string(schema_grammar(schema), verbose=False)
+
+
 def template_renders_tools(llama: Any) -> bool:
     """Whether the model's own (GGUF-embedded) chat template shows tools and tool calls to it.
 
@@ -324,6 +336,10 @@ def _text_chunk(text: str, run_manager: CallbackManagerForLLMRun | None) -> Chat
 
 class LlamaCppChatModel(BaseChatModel):
     """A GGUF chat model run in this process; see the module docstring for why it exists."""
+
+    grammar_schemas: ClassVar[bool] = True
+    """Structured output decodes under a grammar of the whole JSON schema (``llm/json_grammar.py``):
+    a schema made for one request holds the answer exactly (``structured.exact_schemas``)."""
 
     model_path: str
     """Path of the .gguf file."""
@@ -497,6 +513,7 @@ class LlamaCppChatModel(BaseChatModel):
         llama, lock = self._client()
         params = self._params(stop, kwargs)
         prompt, tool_names = self._prompt(llama, messages, params)
+        _own_grammar(params)
         with lock, self._repetition_stop(llama) as repeating:
             response = compute_thread.run(llama.create_chat_completion, messages=prompt, **params)
         choice = response["choices"][0]
@@ -548,6 +565,7 @@ class LlamaCppChatModel(BaseChatModel):
         llama, lock = self._client()
         params = self._params(stop, kwargs)
         prompt, tool_names = self._prompt(llama, messages, params)
+        _own_grammar(params)
         text, shown, finish_reason = "", "", None
         with lock:  # held until the stream ends: the context is busy until then
             with self._repetition_stop(llama) as repeating:  # the stream keeps the stop it started with

@@ -8,9 +8,10 @@ completion, llama-cpp-python asks the cache for the state with the longest commo
 loads it, and evaluates only the rest of the prompt (see ``Llama._create_completion``).
 
 - In RAM: least recently used states go first once ``ram_bytes`` is exceeded; a new state replaces
-  an older one that it extends over at least half of its tokens (the next request of the same
-  stage), so the planning, selection and response states live side by side instead of evicting
-  each other.
+  an older one that it shares at least three quarters of its tokens with (the next request of the same
+  prompt: ``supersedes``), so the planning, selection and response states, and the planning prompts
+  that share only their rules (one block of demonstrations per kind of input), live side by side
+  instead of evicting each other.
 - On disk (``directory``): one file per state, written in the background, under a folder keyed by
   the model file's identity (path, size, mtime, a hash of its first MiB), the context size and the
   llama.cpp build. Each file carries that identity, its tokens and a SHA-256 of the state; a file
@@ -50,6 +51,13 @@ MIN_TOKENS = 64
 DEFAULT_RAM_BYTES = 1 << 30
 DEFAULT_DISK_FILES = 24
 DEFAULT_DISK_BYTES = 2 << 30
+
+
+def supersedes(new: Sequence[int], old: Sequence[int]) -> bool:
+    """Whether a new state replaces an older one: they share at least three quarters of the older one's
+    tokens (the same prompt, a request later). Prompts that share only a part (the rules, but another block
+    of demonstrations) are kept side by side."""
+    return tuple(new) != tuple(old) and _common_prefix(old, new) * 4 >= 3 * len(old)
 
 
 def cache_root() -> Path:
@@ -202,7 +210,7 @@ class PromptStateCache:
 
     def _put(self, state: PromptState) -> None:
         for tokens in list(self._ram):
-            if tokens != state.tokens and _common_prefix(tokens, state.tokens) * 2 >= len(tokens):
+            if tokens != state.tokens and supersedes(state.tokens, tokens):
                 del self._ram[tokens]  # the same stage's previous request: superseded
         self._ram[state.tokens] = state
         self._ram.move_to_end(state.tokens)
@@ -303,7 +311,7 @@ class PromptStateCache:
             return
         with self._lock:
             superseded = [e for e in self._disk
-                          if e.path == path or _common_prefix(e.tokens, state.tokens) * 2 >= len(e.tokens)]
+                          if e.path == path or supersedes(state.tokens, e.tokens)]
             for entry in superseded:
                 if entry.path != path:
                     entry.path.unlink(missing_ok=True)

@@ -38,6 +38,13 @@ def structured_runnable(llm: BaseChatModel, schema: dict[str, Any], mode: Struct
         return None
 
 
+def exact_schemas(llm: Any) -> bool:
+    """Whether ``llm``'s structured output is decoded under a grammar of the whole JSON schema (the
+    embedded llama.cpp model), so that a schema made for one request (the files it gives) holds the
+    answer exactly; hosted providers take a subset of JSON Schema, and get the general schema."""
+    return bool(getattr(llm, "grammar_schemas", False))
+
+
 class StructuredLLM:
     """An LLM constrained to one JSON schema: LangChain's ``with_structured_output(..., include_raw=True)``
     chain, whose ``ainvoke`` answers ``{"raw", "parsed", "parsing_error"}``."""

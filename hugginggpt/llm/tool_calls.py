@@ -36,7 +36,7 @@ from hugginggpt.llm.json_text import read_json, strip_fence
 
 _TAG = "<tool_call>"
 _BLOCK = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)
-_CUT_CALL = re.compile(r'\s*(?:```(?:json)?\s*)?\[?\s*\{\s*"name"\s*:\s*"([^"\\]+)"')
+_CUT_CALL = re.compile(r'\[?\s*\{\s*"name"\s*:\s*"([^"\\]+)"')  # after the fence and spaces: no backtracking
 
 TOOLS_INSTRUCTIONS = (
     "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
@@ -162,6 +162,15 @@ def _read_block(body: str, known: set[str] | None) -> tuple[list[ToolCall], list
     return _split(values, known, body)
 
 
+def _unfenced_start(text: str) -> str:
+    """``text`` without the spaces and the opening code fence (```, ```json) before its first value."""
+    head = text.lstrip()
+    if head.startswith("```"):
+        head = head[3:]
+        head = (head[4:] if head[:4].lower() == "json" else head).lstrip()
+    return head
+
+
 def _read_bare(text: str, known: set[str]) -> tuple[list[ToolCall], list[InvalidToolCall]] | None:
     """An answer made only of call objects without tags (Qwen and Hermes-style models write them).
 
@@ -172,7 +181,7 @@ def _read_bare(text: str, known: set[str]) -> tuple[list[ToolCall], list[Invalid
     """
     values = _lenient_values(text)
     if values is None:
-        opened = _CUT_CALL.match(text)
+        opened = _CUT_CALL.match(_unfenced_start(text))
         if opened is not None and opened.group(1) in known:
             return [], [_invalid(opened.group(1), text, "the tool call is not readable JSON (or was cut off)")]
         return None

@@ -173,17 +173,65 @@ def step_json_schema(spec: TaskSpec) -> dict[str, Any]:
     return step_schema(spec.name, args_json_schema(spec))
 
 
-def plan_json_schema(specs: Iterable[TaskSpec] | None = None) -> dict[str, Any]:
+REFERENCE_PATTERN = "^<resource>-[0-9]{1,2}$"
+"""A whole ``<resource>-N``: how a media argument reads an earlier task's output."""
+
+
+def input_value_schema(values: Iterable[str], references: bool) -> dict[str, Any] | None:
+    """What a media (or table file) argument may hold: one of ``values`` (the files and URLs the request
+    gives), or an earlier task's ``<resource>-N`` when ``references``; None when nothing is possible."""
+    options: list[dict[str, Any]] = []
+    values = list(dict.fromkeys(values))
+    if values:
+        options.append({"type": "string", "enum": values})
+    if references:
+        options.append({"type": "string", "pattern": REFERENCE_PATTERN})
+    if not options:
+        return None
+    return options[0] if len(options) == 1 else {"anyOf": options}
+
+
+def step_input_schema(spec: TaskSpec, inputs: dict[str, tuple[str, ...]], references: bool) -> dict[str, Any] | None:
+    """The step schema of ``spec`` whose media arguments read only ``inputs`` of their kind (and earlier
+    results when ``references``); None when a required media argument could read nothing."""
+    args = args_json_schema(spec)
+    properties = dict(args["properties"])
+    for arg in spec.args:
+        if not arg.is_media:
+            continue
+        value = input_value_schema(inputs.get(arg.kind, ()), references)
+        if value is None:
+            if arg.required:
+                return None
+            properties.pop(arg.name)
+        else:
+            properties[arg.name] = value
+    return step_schema(spec.name, {**args, "properties": properties,
+                                   "required": [n for n in args["required"] if n in properties]})
+
+
+def plan_json_schema(specs: Iterable[TaskSpec] | None = None,
+                     inputs: dict[str, tuple[str, ...]] | None = None) -> dict[str, Any]:
     """The JSON schema of a whole plan: a list of steps, each one of the given tasks with its own args.
 
     Each step is an ``anyOf`` branch per task, so a task's name fixes which argument names are
     allowed. ``<resource>-N`` in an argument refers to step N's output.
+
+    With ``inputs`` (the files and URLs of the request by kind: ``agent/plan/context.request_inputs``), a
+    media argument holds one of them or a ``<resource>-N``, and the first step, which has no earlier
+    result to read, is one of the tasks whose media arguments the request's own files can fill
+    (``prefixItems``, then ``items``): a plan cannot read a file the request does not give.
     """
     if specs is None:
         from hugginggpt.tools.table import task_table
 
         specs = task_table().values()
-    return plan_steps_schema([step_json_schema(spec) for spec in specs])
+    specs = list(specs)
+    if inputs is None:
+        return plan_steps_schema([step_json_schema(spec) for spec in specs])
+    first = [step for step in (step_input_schema(spec, inputs, False) for spec in specs) if step is not None]
+    later = [step for step in (step_input_schema(spec, inputs, True) for spec in specs) if step is not None]
+    return {"type": "array", "prefixItems": [{"anyOf": first}], "items": {"anyOf": later}}
 
 
 def plan_steps_schema(steps: list[dict[str, Any]]) -> dict[str, Any]:
@@ -215,13 +263,23 @@ def tool_step_json_schema(spec: TaskSpec) -> dict[str, Any]:
     return step_schema(spec.name, schema)
 
 
-def plan_object_schema(array: dict[str, Any], max_items: int) -> dict[str, Any]:
+WANTED_KINDS = ("text", "image", "audio", "video")
+"""What a user may want back from a request: the kinds a plan's ``wants`` names."""
+
+
+def plan_object_schema(array: dict[str, Any], max_items: int, *, wants: bool = False) -> dict[str, Any]:
     """The planner's answer, ``{"tasks": array}`` with at most ``max_items`` steps: providers want an
-    object at the top, hence the ``tasks`` wrapper."""
+    object at the top, hence the ``tasks`` wrapper. With ``wants``, the answer first names the kinds of
+    result the user wants back (``{"wants": [...], "tasks": [...]}``, kinds of ``WANTED_KINDS``)."""
+    properties: dict[str, Any] = {}
+    if wants:
+        properties["wants"] = {"type": "array", "items": {"type": "string", "enum": list(WANTED_KINDS)},
+                               "maxItems": len(WANTED_KINDS)}
+    properties["tasks"] = {**array, "maxItems": max_items}
     return {
         "title": "plan",
         "description": "The tasks that serve the user's request; an empty list when none is needed.",
         "type": "object",
-        "properties": {"tasks": {**array, "maxItems": max_items}},
-        "required": ["tasks"],
+        "properties": properties,
+        "required": list(properties),
     }

@@ -100,6 +100,11 @@ class TaskSpec(BaseModel):
     #: Whether this is a task of the table (models are selected for it from the catalog); False for a
     #: tool outside it.
     in_table: bool = True
+    #: For a task whose output is a condition map (ControlNet's annotators): the task that draws a picture
+    #: along that map. A text-guided image task reading the map is that task (``agent/plan/references.py``).
+    drawn_by: str | None = None
+    #: Whether this task draws a picture along a condition map (the ControlNet drawings).
+    draws_on_map: bool = False
 
     @field_validator("args")
     @classmethod

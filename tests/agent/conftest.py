@@ -215,3 +215,12 @@ class PictureExecutor(Executor):
         path = call.workspace.new_path("audio")
         sf.write(path, np.zeros(800 * len(call.args["text"]), dtype="float32"), 16000)
         return {"audio": str(path)}
+
+
+async def plan_with(llm, tasks, text, *, files=None, structured="auto", trace=None, history=None):
+    """Stage 1 as the global-plan agent runs it: a planner made for ``tasks``, one request."""
+    from hugginggpt.agent.plan.planner import Planner
+    from hugginggpt.agent.request import AgentRequest
+
+    request = AgentRequest.parse({"input": text, "files": list(files or []), "chat_history": history or []})
+    return await Planner(llm, tasks, structured=structured).plan(request, trace=trace)

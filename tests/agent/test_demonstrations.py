@@ -33,20 +33,31 @@ def test_only_demonstrations_with_available_tasks_and_k_bounds():
     assert selector.select("Caption", ALL, k=2) == selector.select("Caption", ALL, k=2)  # deterministic
 
 
-def test_fixed_demonstrations_come_first_for_every_request_then_the_chosen_ones():
-    pool = [*POOL, {"kind": "chain", "input": "Transcribe talk.wav and read it aloud", "fixed": True,
-                    "plan": [{"task": "automatic-speech-recognition", "args": {}}, {"task": "text-to-speech", "args": {}}]},
-            {"kind": "single", "input": "Compose a song", "fixed": True, "plan": [{"task": "text-to-audio", "args": {}}]}]
-    selector = DemoSelector(pool)
+BLOCKS = [
+    {"kind": "single", "input": "Compose a song", "block": True, "plan": [{"task": "text-to-audio", "args": {}}]},
+    {"kind": "chain", "input": "Transcribe talk.wav and read it aloud", "block": True,
+     "plan": [{"task": "automatic-speech-recognition", "args": {}}, {"task": "text-to-speech", "args": {}}]},
+    {"kind": "single", "input": "Describe scene.jpg", "block": True, "plan": [{"task": "image-to-text", "args": {}}]},
+    {"kind": "single", "input": "Caption clip.mp3's cover art.png", "block": True,
+     "plan": [{"task": "image-to-text", "args": {}}]},
+]
+
+
+def test_the_block_for_the_requests_kinds_of_input_comes_first_then_the_chosen_ones():
+    selector = DemoSelector([*POOL, *BLOCKS])
     caption = selector.select("Caption my photo bird.png and read it aloud", ALL, k=2)
+    other = selector.select("Was ist auf strand.jpg zu sehen?", ALL, k=2)  # any language: the kinds are the files'
     melody = selector.select("Compose a melody", ALL, k=2)
-    fixed = ["Transcribe talk.wav and read it aloud", "Compose a song"]
-    assert [d["input"] for d in caption[:2]] == fixed == [d["input"] for d in melody[:2]]  # the static prefix
+    image_block = ["Compose a song", "Describe scene.jpg"]
+    assert [d["input"] for d in caption[:2]] == image_block == [d["input"] for d in other[:2]]  # the static prefix
     assert caption[-1]["input"] == "Caption the photo and read the caption aloud" and len(caption) == 4
-    assert "Compose a melody" not in [d["input"] for d in melody]  # same task sequence as a fixed one
-    assert [d["input"] for d in selector.select("anything", ALL, k=0)] == fixed
-    # a fixed demonstration whose tasks are not all available is left out like any other
-    assert [d["input"] for d in selector.select("x", ALL - {"text-to-audio"}, k=0)] == fixed[:1]
+    assert [d["input"] for d in selector.select("anything", ALL, k=0)] == ["Compose a song"]  # no files: general only
+    assert "Compose a melody" not in [d["input"] for d in melody]  # same task sequence as a block one
+    # both kinds: the examples of each kind, and the one with exactly both
+    assert [d["input"] for d in selector.select("Caption art.png and transcribe a.mp3", ALL, k=0)] == [
+        "Compose a song", "Transcribe talk.wav and read it aloud", "Describe scene.jpg", "Caption clip.mp3's cover art.png"]
+    # a block demonstration whose tasks are not all available is left out like any other
+    assert [d["input"] for d in selector.select("x.png", ALL - {"text-to-audio"}, k=0)] == ["Describe scene.jpg"]
 
 
 def test_tokens_drop_stop_words_and_keep_extensions():
@@ -64,11 +75,17 @@ def test_the_shipped_pool_covers_every_domain_task_and_multi_step_plans():
               "audio-classification", "image-text-to-image"}
     assert domain <= covered <= set(task_table())
     assert sum(len(d["plan"]) >= 3 for d in pool) >= 8
-    fixed = [d for d in pool if d.get("fixed")]
-    assert select_demonstrations("Describe beach.png for me and read the description aloud.", domain) == fixed
-    picked = select_demonstrations("Describe beach.png for me and read the description aloud.", domain, k=1)
-    assert [s["task"] for s in picked[-1]["plan"]] == ["image-to-text", "text-to-speech"]
-    assert picked[: len(fixed)] == fixed and len(picked) == len(fixed) + 1
+    blocks = [d for d in pool if d.get("block")]
+    request = "Describe beach.png for me and read the description aloud."
+    shown = select_demonstrations(request, domain)
+    assert shown and all(d in blocks for d in shown)
+    picked = select_demonstrations(request, domain, k=1)
+    shape = [[s["task"] for s in d["plan"]] for d in picked]
+    assert shape[-1] not in shape[:-1] and shape[-1][-1] == "text-to-speech"  # like the request, a new sequence
+    assert picked[: len(shown)] == shown and len(picked) == len(shown) + 1
     assert all(step.get("step") for d in pool for step in d["plan"])  # every step says what it does first
-    kinds = {d["kind"] for d in fixed}
-    assert {"single", "chain", "dag"} <= kinds and len(fixed) <= 10  # diverse, and a bounded static prefix
+    for files in ("", "a.png", "a.wav", "a.mp4", "a.csv", "a.png b.wav"):  # a bounded block for every kind of input
+        block = select_demonstrations(f"Do it {files}", set(task_table()))
+        assert 3 <= len(block) <= 16, (files, len(block))
+    sizes = {min(len(d["plan"]), 3) for d in blocks}
+    assert sizes == {0, 1, 2, 3}  # nothing to run, one task, two, three or more

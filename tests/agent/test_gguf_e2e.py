@@ -121,7 +121,7 @@ def test_a_plan_the_token_limit_cuts_inside_its_first_task_fails_with_that_reaso
     import asyncio
 
     from hugginggpt.agent.plan import describe_tools
-    from hugginggpt.agent.plan.planner import aplan_request
+    from tests.agent.conftest import plan_with
     from hugginggpt.agent.trace import Trace
     from hugginggpt.llm import load_llm
     from hugginggpt.tools import task_table
@@ -130,7 +130,7 @@ def test_a_plan_the_token_limit_cuts_inside_its_first_task_fails_with_that_reaso
     tasks = describe_tools(local_tools[0], task_table())
     trace = Trace(tmp_path / "trace.json")
     try:
-        result = asyncio.run(aplan_request(llm, tasks, REQUEST, files=["example.jpg"], trace=trace))
+        result = asyncio.run(plan_with(llm, tasks, REQUEST, files=["example.jpg"], trace=trace))
     except PlanError as exc:
         assert "stopped at its token limit (max_tokens=16) before it finished one task" in str(exc)
         assert [call["finish_reason"] for call in trace.data["llm_calls"]] == ["length", "length"]

@@ -240,9 +240,11 @@ def test_warm_up_has_a_controller_that_keeps_prompt_states_read_the_planning_pro
     agent = make_agent(llm, tools, tmp_path)
     assert agent.warm_up() == 2345
     (messages,) = llm.read
-    # the static part every request's planning prompt starts with, and an empty request after it
-    asked = planning_messages("What is in cat.png?", agent.task_specs, demonstrations=agent.demonstrations)
-    assert messages[0] == asked[0] and messages[1:] == [HumanMessage("")]
+    # the static part the planning prompt of a request without files starts with (the rules, the tasks,
+    # that block of demonstrations), and an empty request after it
+    asked = planning_messages("Write a poem about the sea.", agent.task_specs, demonstrations=agent.demonstrations,
+                              wants=agent.planner.wants)
+    assert len(asked) > 2 and messages[:-1] == asked[:-1] and messages[-1] == HumanMessage("")
     assert make_agent(script(), tools, tmp_path).warm_up() == 0  # a controller that keeps no prompt state
 
 

@@ -144,6 +144,10 @@ def runnable_plans(draw):
                 continue
             kind = arg.value_kind
             producers = [s["id"] for s in plan if ALL_TASKS[s["task"]].produces(kind)]
+            if (kind == "image" and info.outputs == ["image"] and not info.draws_on_map
+                    and any(a.kind == "text" for a in info.args)):
+                # an edit or restyling of a condition map is no correct plan: its drawing task draws along it
+                producers = [p for p in producers if not ALL_TASKS[plan[p]["task"]].drawn_by]
             if kind in _FILES:
                 options = _FILES[kind] + [f"<resource>-{p}" for p in producers]
             elif kind == "text":

@@ -151,11 +151,11 @@ async def test_selection_builds_each_constrained_model_once_per_agent(tools, tmp
     llm = script(plan, choice, "One.", plan, choice, "Two.", structured=True)
     catalog = catalog_of([Card("org/a", "image-to-text", 9), Card("org/b", "image-to-text", 3)])
     agent = GlobalPlanAgent(llm, [tools["image-to-text"]], catalog, workspace_root=tmp_path / "runs")
-    outputs = [await agent.ainvoke("caption it"), await agent.ainvoke("caption it")]
+    outputs = [await agent.ainvoke("caption cat.png"), await agent.ainvoke("caption cat.png")]
     assert [o["selections"][0]["model"] for o in outputs] == ["org/b", "org/b"]
     assert [o["results"][0]["result"] for o in outputs] == [{"text": "a photo of a cat"}] * 2
     assert [o["output"] for o in outputs] == ["One.", "Two."]
     assert [s["title"] for s in llm.schemas].count("model_selection") == 1
     agent.llm = script(plan, choice, "Three.", structured=True)  # a new controller gets its own
-    assert (await agent.ainvoke("caption it"))["selections"][0] == {"model": "org/b", "reason": "smaller"}
+    assert (await agent.ainvoke("caption cat.png"))["selections"][0] == {"model": "org/b", "reason": "smaller"}
     assert [s["title"] for s in agent.llm.schemas].count("model_selection") == 1

@@ -7,11 +7,10 @@ import pytest
 from hugginggpt.agent.plan import describe_tools
 from hugginggpt.agent.plan import MAX_TASKS
 from hugginggpt.agent.plan.parse import plan_schema
-from hugginggpt.agent.plan.planner import aplan_request
 from hugginggpt.agent.plan.prompt import planning_messages
 from hugginggpt.tools import task_table
 
-from .conftest import script
+from .conftest import plan_with, script
 
 
 @pytest.fixture
@@ -23,7 +22,7 @@ async def test_a_made_up_file_and_a_self_reference_are_repaired_from_the_request
     answer = [{"task": "image-to-text", "id": 0, "dep": [-1], "args": {"image": "<resource>-0"}},
               {"task": "text-to-speech", "id": 1, "dep": [-1], "args": {"text": "{caption}"}}]
     llm = script(answer)
-    result = await aplan_request(llm, tasks, "Describe it and read the description aloud", files=["/data/cat.png"])
+    result = await plan_with(llm, tasks, "Describe it and read the description aloud", files=["/data/cat.png"])
     assert result.plan.as_list() == [
         {"task": "image-to-text", "id": 0, "dep": [], "args": {"image": "/data/cat.png"}},
         {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}},
@@ -37,7 +36,7 @@ async def test_a_made_up_file_and_a_self_reference_are_repaired_from_the_request
 async def test_a_plan_that_quotes_the_request_is_left_as_it_is(tasks):
     answer = [{"task": "image-to-text", "id": 0, "dep": [-1], "args": {"image": "cat.png"}},
               {"task": "text-to-speech", "id": 1, "dep": [-1], "args": {"text": "Hello, the output is ready"}}]
-    result = await aplan_request(script(answer), tasks, "Caption cat.png and say 'Hello, the output is ready'")
+    result = await plan_with(script(answer), tasks, "Caption cat.png and say 'Hello, the output is ready'")
     assert result.plan.by_id[1].args["text"] == "Hello, the output is ready"
     assert result.repairs == []
 

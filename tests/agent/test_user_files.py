@@ -171,7 +171,8 @@ def test_a_global_plan_run_refuses_a_file_the_caller_did_not_give(project, tmp_p
     plan = [{"task": "image-to-text", "id": 0, "dep": [-1], "args": {"image": "private/secret.jpg"}}]
     llm = script(plan, "Could not read it.")
     agent = GlobalPlanAgent(llm, tools, catalog, workspace_root=tmp_path / "runs")
-    out = agent.invoke({"input": "Describe example.jpg", "files": ["examples/example.jpg"]})
+    # the request names the file (so the plan may read it) but the caller gave only example.jpg
+    out = agent.invoke({"input": "Describe example.jpg and private/secret.jpg", "files": ["examples/example.jpg"]})
     assert out["results"][0]["status"] != "ok"
     assert "file not found: private/secret.jpg" in out["results"][0]["error"]
 

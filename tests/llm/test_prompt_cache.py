@@ -45,6 +45,26 @@ def test_the_next_request_of_a_stage_replaces_the_previous_one():
     assert len(cache._ram) == 1 and cache[list(range(100))].tokens == tuple(second)
 
 
+def test_prompts_that_share_only_their_rules_are_kept_side_by_side(tmp_path):
+    """The planning prompt has one block of demonstrations per kind of input after the same rules: a
+    request of another kind must not evict the block a request of this kind will need next, in RAM or on
+    disk, while the next request of the same block replaces its predecessor."""
+    rules = list(range(5000, 5600))
+    images = rules + list(range(100, 400)) + [1, 2]
+    audio = rules + list(range(600, 900)) + [3, 4]
+    cache = PromptStateCache(IDENTITY, tmp_path)
+    cache[images] = _state(images)
+    cache[audio] = _state(audio)
+    cache.flush()
+    assert cache[rules + list(range(100, 400)) + [7]].tokens == tuple(images)
+    assert len(cache._ram) == 2 and len(cache._disk) == 2
+    later = rules + list(range(100, 400)) + [5, 6]
+    cache[later] = _state(later)
+    cache.flush()
+    assert sorted(len(t) for t in cache._ram) == [902, 902] and tuple(images) not in cache._ram
+    assert {e.tokens for e in cache._disk} == {tuple(audio), tuple(later)}
+
+
 def test_ram_is_bounded_least_recently_used_first():
     cache = PromptStateCache(IDENTITY, ram_bytes=600)
     for start in (0, 1000, 2000):

@@ -21,10 +21,10 @@ from hugginggpt.agent.plan.model import (
     whole_ref,
 )
 from hugginggpt.agent.plan.passes import PASSES, PlanPass, run_passes, validate_plan
-from hugginggpt.agent.plan.planner import Planner, PlanResult, aplan_request
+from hugginggpt.agent.plan.planner import Planner, PlanResult
 
 __all__ = [
     "CANONICAL_REF", "MAX_TASKS", "PASSES", "RESOURCE_REF", "Plan", "PlanPass", "PlanResult", "PlanTask", "Planner",
-    "Repair", "aplan_request", "canonical_refs", "describe_tools", "media_read", "refs_in", "replace_refs",
+    "Repair", "canonical_refs", "describe_tools", "media_read", "refs_in", "replace_refs",
     "run_passes", "validate_plan", "whole_ref",
 ]

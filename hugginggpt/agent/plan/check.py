@@ -1,21 +1,31 @@
-"""Whether a plan can run as written: the contract of the validity passes, stated on its own.
+"""Whether a plan can run as written: THE definition of a runnable plan, which the validity passes fix
+toward and the planner checks its final plan against.
 
 ``problems(plan, context)`` lists what stops a plan from running: an unknown task or argument, a
 ``choice`` value that is not one of its choices, a missing required argument, a media argument that
 is neither a file the request names, a URL nor a whole reference to a task making that kind, a
 reference to the task itself, to no task or to a task making no output of the argument's kind, a
-whole-value placeholder written instead of a reference, a cycle. A plan with no problems passes every
-validity pass unchanged (the property tests and the gold-fidelity test hold the passes to it).
+whole-value placeholder written instead of a reference, a table file the request does not give, an edit or
+restyling of a condition map (``map_misread``), a cycle. The predicates the passes decide by
+(``readable_media``, ``is_placeholder``, ``map_misread``) live here too. A plan with no problems passes
+every validity pass unchanged (the property tests and the gold-fidelity test hold the passes to it).
 """
 
 from __future__ import annotations
 
 import graphlib
+import re
 
 from hugginggpt.agent.plan.context import PlanContext
-from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, whole_ref
-from hugginggpt.agent.plan.references import is_placeholder, readable_media
+from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, whole_ref
+from hugginggpt.tools.resources.mentions import looks_like_path, media_kind_of
 from hugginggpt.tools.table import MEDIA_KINDS
+
+#: Longer values are never a placeholder (bounded work).
+_MAX_PLACEHOLDER = 200
+#: A whole value that is a placeholder in a syntax of its own, written where a reference belongs:
+#: ``{caption}``, ``$1``, ``${text}``, ``#0``, ``<output of task 0>``.
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}|\$\{?\w+\}?|#\d+|<[^<>]*>")
 
 
 def problems(plan: Plan, ctx: PlanContext) -> list[str]:
@@ -47,6 +57,9 @@ def problems(plan: Plan, ctx: PlanContext) -> list[str]:
                 if isinstance(item, str):
                     found.extend(f"task {task.id}: argument {name!r}: {p}" for p in _value_problems(task.id, kind, item,
                                                                                                    by_id, ctx))
+        drawing = map_misread(task, by_id, ctx)
+        if drawing is not None:
+            found.append(f"task {task.id}: {task.task} reads a condition map, which {drawing} draws along")
     graph = {t.id: t.references() & by_id.keys() for t in plan.tasks}
     try:
         graphlib.TopologicalSorter(graph).prepare()
@@ -71,6 +84,49 @@ def _value_problems(own: int, kind: str, value: str, by_id: dict, ctx: PlanConte
         return found
     if kind in MEDIA_KINDS and not readable_media(value, ctx):
         found.append(f"{value[:60]!r} is no file the request names")
+    elif kind == "table" and looks_like_path(value) and not readable_media(value, ctx):
+        found.append(f"{value[:60]!r} is no file the request names")
     elif kind not in MEDIA_KINDS and is_placeholder(value, ctx):
         found.append(f"{value[:60]!r} is a placeholder, not a reference")
     return found
+
+
+def unread_files(plan: Plan, files: list[str]) -> list[str]:
+    """The ``files`` (those a request gives) that no argument of ``plan`` reads, as written or by their last
+    path part."""
+    values: set[str] = set()
+    for task in plan.tasks:
+        for value in task.args.values():
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, str):
+                    values.add(item.strip().strip("'\""))
+    names = {v.replace("\\", "/").rsplit("/", 1)[-1] for v in values}
+    return [f for f in files if f not in values and f.replace("\\", "/").rsplit("/", 1)[-1] not in names]
+
+
+def map_misread(task: PlanTask, by_id: dict[int, PlanTask], ctx: PlanContext) -> str | None:
+    """The drawing task ``task`` should be, when it is a text-guided image task (no drawing task itself)
+    whose image is a condition map (``drawings_on_maps``); None otherwise."""
+    spec = ctx.known.get(task.task)
+    if spec is None or spec.outputs != ["image"] or spec.draws_on_map:  # a drawing along another map stays
+        return None
+    if not any(a.kind == "text" for a in spec.args):
+        return None
+    for arg in spec.args:
+        source = by_id.get(whole_ref(task.args.get(arg.name))) if arg.kind == "image" else None
+        if source is not None and source.task in ctx.known and ctx.known[source.task].drawn_by:
+            return ctx.known[source.task].drawn_by
+    return None
+
+
+def readable_media(value: str, ctx: PlanContext) -> bool:
+    """Whether a media argument's ``value`` (no reference) can be read: a URL, or a file name or path
+    that the request names."""
+    return "://" in value or ((media_kind_of(value) is not None or looks_like_path(value)) and ctx.names_file(value))
+
+
+def is_placeholder(value: str, ctx: PlanContext) -> bool:
+    """Whether a text argument's ``value`` is a whole placeholder (``{caption}``, ``$1``, ``<output>``)
+    that the request does not write itself."""
+    text = value.strip()
+    return len(text) <= _MAX_PLACEHOLDER and _PLACEHOLDER.fullmatch(text) is not None and text not in (ctx.request or "")

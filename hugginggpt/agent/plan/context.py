@@ -9,8 +9,40 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from hugginggpt.agent.plan.model import MAX_TASKS
-from hugginggpt.tools.resources.mentions import request_files
-from hugginggpt.tools.table import TaskSpec
+from hugginggpt.tools.resources.mentions import request_files, table_files, web_urls
+from hugginggpt.tools.resources.sniff import file_kind
+from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
+
+
+def request_inputs(request: str, attached: tuple[str, ...] = ()) -> dict[str, tuple[str, ...]]:
+    """What a media or table argument of a plan may read besides earlier results, by kind (image, audio,
+    video, table): the files of that kind that ``request`` names (its text, the files listed with it, the
+    conversation so far), the URLs it writes (any kind), and ``attached`` files whose kind their name does
+    not tell (any kind), in order of appearance."""
+    named = request_files(request)
+    urls = web_urls(request)
+    unknown = [f for f in attached if file_kind(f) not in (*MEDIA_KINDS, "data")]
+    tables = table_files(request)
+    found = {kind: [*named[kind], *unknown, *urls] for kind in MEDIA_KINDS}
+    found["table"] = [*tables, *unknown, *urls]
+    return {kind: tuple(dict.fromkeys(values)) for kind, values in found.items()}
+
+
+def given_files(request: str, attached: tuple[str, ...] = ()) -> list[str]:
+    """The files a request gives for its tasks to read: the media and table files its text names (a URL
+    too, when it names a media file) and the attached files, in order, once each."""
+    named = [f for names in request_files(request).values() for f in names]
+    tables = table_files(request)
+    return list(dict.fromkeys([*named, *tables, *attached]))
+
+
+def input_kinds(request: str) -> frozenset[str]:
+    """The kinds of input (image, audio, video, table) among the files ``request`` names: what its plan's
+    first tasks can read. Read from file names only, so it holds in any language."""
+    found = {kind for kind, names in request_files(request).items() if names}
+    if table_files(request):
+        found.add("table")
+    return frozenset(found)
 
 
 @dataclass(frozen=True)

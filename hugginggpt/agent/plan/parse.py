@@ -33,19 +33,24 @@ from hugginggpt.tools.schemas import (
 from hugginggpt.tools.table import TaskSpec
 
 
-def plan_schema(tasks: dict[str, TaskSpec]) -> dict[str, Any]:
+def plan_schema(tasks: dict[str, TaskSpec], inputs: dict[str, tuple[str, ...]] | None = None, *,
+                wants: bool = False) -> dict[str, Any]:
     """JSON schema of ``{"tasks": [...]}``: task names as an enum, each task with its own arguments, at
     most ``MAX_TASKS`` steps. Made in ``tools/schemas.py``, the one home of the plan's schema: from the
-    table's specs when every task is a table task, else from each tool's argument names and kinds."""
+    table's specs when every task is a table task, else from each tool's argument names and kinds.
+    ``inputs``: the request's files by kind, which media arguments are then held to (table tasks only)."""
     specs = list(tasks.values())
     if all(spec.in_table for spec in specs):
-        return plan_object_schema(plan_json_schema(specs), MAX_TASKS)
-    return plan_object_schema(plan_steps_schema([tool_step_json_schema(spec) for spec in specs]), MAX_TASKS)
+        return plan_object_schema(plan_json_schema(specs, inputs), MAX_TASKS, wants=wants)
+    return plan_object_schema(plan_steps_schema([tool_step_json_schema(spec) for spec in specs]), MAX_TASKS,
+                              wants=wants)
 
 
-def plan_schema_key(tasks: dict[str, TaskSpec]) -> Hashable:
-    """What ``plan_schema(tasks)`` depends on, cheaper to compute than the schema itself."""
-    return ("plan", tuple(spec.model_dump_json() for spec in tasks.values()))
+def plan_schema_key(tasks: dict[str, TaskSpec], inputs: dict[str, tuple[str, ...]] | None = None, *,
+                    wants: bool = False) -> Hashable:
+    """What ``plan_schema(tasks, inputs, wants=wants)`` depends on, cheaper to compute than the schema itself."""
+    held = None if inputs is None else tuple(sorted(inputs.items()))
+    return ("plan", tuple(spec.model_dump_json() for spec in tasks.values()), held, wants)
 
 
 def written_plan(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -26,7 +26,7 @@ from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
 from hugginggpt.agent.plan.parse import read_plan
 from hugginggpt.agent.plan.preference import without_repeated_analyses
-from hugginggpt.agent.plan.references import kind_true_references, readable_references
+from hugginggpt.agent.plan.references import drawings_on_maps, kind_true_references, readable_references
 from hugginggpt.agent.plan.validity import known_arguments, known_task_names, rebuilt_dep, runnable_graph
 from hugginggpt.tools.table import TaskSpec
 
@@ -48,6 +48,7 @@ PASSES: tuple[PlanPass, ...] = (
     PlanPass("references", "validity", readable_references),
     PlanPass("repeats", "preference", without_repeated_analyses),
     PlanPass("kinds", "validity", kind_true_references),
+    PlanPass("maps", "validity", drawings_on_maps),
     PlanPass("graph", "validity", runnable_graph),
     PlanPass("dep", "validity", rebuilt_dep),
 )

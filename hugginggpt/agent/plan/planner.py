@@ -1,9 +1,16 @@
 """Stage 1, task planning: turn a request into a validated plan with one LLM call (two at most).
 
-The prompt (``prompt.py``) is answered under the plan's JSON schema when the model supports
-structured output (``parse.py``, ``llm/structured.py``); otherwise the text is read leniently.
-The plan goes through the passes (``passes.py``); a plan with a rejected task, or an empty plan for a
-request that gives files, is re-asked once, with the reason.
+A ``Planner`` is made once per agent (its tasks, structured mode, demonstrations, the cache of constrained
+LLMs) and called per request: ``await planner.plan(request, config=..., trace=...)``.
+
+The prompt (``prompt.py``) is answered under the plan's JSON schema when the model supports structured
+output (``parse.py``, ``llm/structured.py``); otherwise the text is read leniently. With a model that decodes
+under a grammar of the whole schema (the embedded llama.cpp model), the schema is made for the request: a
+media argument holds one of the request's files or an earlier task's ``<resource>-N``, and the first task
+reads only what the request gives (``tools/schemas.plan_json_schema``). The answer names what the user wants
+back (``outputs.py``) before its tasks. The plan goes through the passes (``passes.py``); a plan with a
+rejected task, an empty plan for a request that gives files, or a plan that makes none of a wanted kind is
+re-asked once, with the reason.
 """
 
 from __future__ import annotations
@@ -18,16 +25,19 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
 
 from hugginggpt.agent.llm_call import acall_llm
-from hugginggpt.agent.plan.context import PlanContext
+from hugginggpt.agent.plan.check import problems, unread_files
+from hugginggpt.agent.plan.context import PlanContext, given_files, request_inputs
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
+from hugginggpt.agent.plan.outputs import stated_wants, undelivered, wants_error
 from hugginggpt.agent.plan.parse import parse_plan_text, plan_schema, plan_schema_key, without_unfinished_task
 from hugginggpt.agent.plan.passes import is_rejection, validate_plan
-from hugginggpt.agent.plan.prompt import planning_messages, user_text
+from hugginggpt.agent.plan.prompt import planning_messages
+from hugginggpt.agent.request import AgentRequest, trim_history
 from hugginggpt.agent.trace import Trace, UsageCounter
 from hugginggpt.errors import PlanError
 from hugginggpt.llm.content import content_text, cut_off, finish_reason
-from hugginggpt.llm.structured import ConstrainedCache, Structured
+from hugginggpt.llm.structured import ConstrainedCache, Structured, exact_schemas
 from hugginggpt.llm.token_limits import bounded, token_limit
 from hugginggpt.prompts import render_prompt
 from hugginggpt.tools.table import TaskSpec
@@ -35,7 +45,8 @@ from hugginggpt.tools.table import TaskSpec
 
 @dataclass
 class PlanResult:
-    """What planning produced: the plan, the repairs made, and the LLM's raw answers."""
+    """What planning produced: the plan, the repairs made, the LLM's raw answers, and the kinds of result the
+    planner said the user wants back (None when its answer named none)."""
 
     plan: Plan
     repairs: list[Repair] = field(default_factory=list)
@@ -43,6 +54,7 @@ class PlanResult:
     usage: dict[str, int] = field(default_factory=dict)
     prompt: list[dict[str, str]] = field(default_factory=list)
     structured: bool = False
+    wants: list[str] | None = None
 
 
 #: A plan's answer tokens: the JSON of ``MAX_TASKS`` steps (words, task name, id, argument names), plus the
@@ -62,31 +74,104 @@ def _rejections(repairs: list[Repair]) -> list[str]:
     return [r["reason"] for r in repairs if is_rejection(r)]
 
 
+@dataclass
+class _Answer:
+    """One answer of the planner, validated: the plan, the repairs, and the wanted kinds it named."""
+
+    plan: Plan
+    repairs: list[Repair]
+    wants: list[str] | None
+
+
 class Planner:
-    """Runs stage 1 for one request; a small object so the re-ask shares state with the first ask."""
+    """Stage 1 of the global-plan agent, made once per agent and called once per request."""
 
     def __init__(self, llm: BaseChatModel, tasks: dict[str, TaskSpec], *, structured: Structured = "auto",
-                 trace: Trace | None = None, request: str | None = None, constrained: ConstrainedCache | None = None,
-                 files: list[str] | None = None):
+                 demonstrations: int = DEFAULT_K, history_tokens: int = 2000,
+                 constrained: ConstrainedCache | None = None):
         self.llm = llm
         self.tasks = tasks
+        self.structured = structured
+        self.demonstrations = demonstrations
+        self.history_tokens = history_tokens
+        self._constrained = constrained
+
+    @property
+    def constrained(self) -> ConstrainedCache:
+        """The controller constrained to each plan schema (the agent's cache when it serves this LLM and mode)."""
+        if self._constrained is None or not self._constrained.serves(self.llm, self.structured):
+            self._constrained = ConstrainedCache(self.llm, self.structured)
+        return self._constrained
+
+    @property
+    def wants(self) -> bool:
+        """Whether the answer names the wanted kinds first (``outputs.py``): table tasks only."""
+        return bool(self.tasks) and all(spec.in_table for spec in self.tasks.values())
+
+    def messages(self, request: AgentRequest) -> list[BaseMessage]:
+        """The planning prompt for ``request``: the static prefix, the demonstrations, the history, the request."""
+        return planning_messages(request.input, self.tasks, chat_history=request.chat_history, files=request.files,
+                                 history_tokens=self.history_tokens, demonstrations=self.demonstrations,
+                                 wants=self.wants)
+
+    def static_messages(self) -> list[BaseMessage]:
+        """The prompt's part that is the same for every request (for a model that keeps what it read)."""
+        return planning_messages("", self.tasks, demonstrations=0, wants=self.wants)
+
+    async def plan(self, request: AgentRequest, *, config: RunnableConfig | None = None,
+                   trace: Trace | None = None) -> PlanResult:
+        """Plan ``request``: the validated plan, its repairs, the raw answers and token usage."""
+        usage = UsageCounter()
+        config = ensure_config(config)
+        callbacks = config.get("callbacks")
+        if callbacks is None:
+            callbacks = [usage]
+        elif isinstance(callbacks, list):
+            callbacks = [*callbacks, usage]
+        else:
+            callbacks = callbacks.copy()
+            callbacks.add_handler(usage, inherit=True)
+        config = {**config, "callbacks": callbacks}
+        messages = self.messages(request)
+        attempt = _Attempt(self, request, trace)
+        answer = await attempt.run(messages, config)
+        return PlanResult(plan=answer.plan, repairs=answer.repairs, raw_outputs=attempt.raw_outputs,
+                          usage=usage.as_dict(), prompt=[{"role": m.type, "content": content_text(m)} for m in messages],
+                          structured=attempt.constrained is not None, wants=answer.wants)
+
+
+class _Attempt:
+    """Planning one request: the first ask and, when its plan cannot be used, the re-ask."""
+
+    def __init__(self, planner: Planner, request: AgentRequest, trace: Trace | None):
+        self.planner = planner
+        self.tasks = planner.tasks
         self.trace = trace
-        self.request = request
-        named = PlanContext.of(tasks, request).files.values() if request is not None else ()
-        self.files = list(dict.fromkeys([*(files or []), *(f for kind in named for f in kind)]))
-        self.max_tokens = plan_max_tokens(request or "")
-        cache = constrained if constrained is not None and constrained.serves(llm, structured) else None
-        cache = cache or ConstrainedCache(llm, structured, size=1)
-        self.constrained = (cache.get(lambda: plan_schema(tasks), plan_schema_key(tasks), max_tokens=self.max_tokens)
-                            if tasks else None)
+        llm = planner.llm
+        text = request.user_text()
+        history = "\n".join(content_text(m) for m in trim_history(request.chat_history, planner.history_tokens))
+        # what the plan may read: the request with its files, and the conversation so far
+        self.context = f"{history}\n{text}" if history else text
+        named = PlanContext.of(self.tasks, text).files.values()
+        self.files = list(dict.fromkeys([*request.files, *(f for kind in named for f in kind)]))
+        # the files this request gives (not the conversation's): each is for a task to read
+        self.given = given_files(text, tuple(request.files))
+        self.max_tokens = plan_max_tokens(text)
+        self.inputs = (request_inputs(self.context, tuple(request.files))
+                       if self.tasks and exact_schemas(llm) else None)
+        wants = planner.wants
+        self.constrained = (planner.constrained.get(lambda: plan_schema(self.tasks, self.inputs, wants=wants),
+                                                    plan_schema_key(self.tasks, self.inputs, wants=wants),
+                                                    max_tokens=self.max_tokens) if self.tasks else None)
         self.raw_outputs: list[str] = []
 
     async def _ask(self, messages: list[BaseMessage], config: RunnableConfig, stage: str) -> tuple[Any, list[Repair]]:
         """One LLM call: the parsed plan data and what reading it changed (a task that the token limit
         cut off is dropped); raises PlanError with the reason when there is no plan in the answer."""
-        llm = self.constrained if self.constrained is not None else bounded(self.llm, self.max_tokens)
-        reply = await acall_llm(stage, llm.ainvoke(messages, config), [m.model_dump() for m in messages],
-                                trace=self.trace, max_tokens=token_limit(bounded(self.llm, self.max_tokens)))
+        llm = self.planner.llm
+        model = self.constrained if self.constrained is not None else bounded(llm, self.max_tokens)
+        reply = await acall_llm(stage, model.ainvoke(messages, config), [m.model_dump() for m in messages],
+                                trace=self.trace, max_tokens=token_limit(bounded(llm, self.max_tokens)))
         message, parsed = reply.message, reply.parsed
         raw_text = reply.text
         if not raw_text and parsed is not None:
@@ -97,31 +182,48 @@ class Planner:
             return data, []
         # Both readers (LangChain's partial-JSON parser and ours) close a cut-off answer with ends of their own.
         data, dropped = without_unfinished_task(raw_text, data)
-        limit = token_limit(bounded(self.llm, self.max_tokens))
+        limit = token_limit(bounded(llm, self.max_tokens))
         reason = ("the planner's answer stopped repeating itself" if finish_reason(message) == "repetition" else
                   "the planner's answer stopped at its token limit" + (f" (max_tokens={limit})" if limit else ""))
         if dropped and not (data.get("tasks") if isinstance(data, dict) else data):
             raise PlanError(f"{reason} before it finished one task")
         return data, [{"task_id": None, "reason": f"{reason}: its unfinished last task is dropped" if dropped else reason, "pass": "read"}]
 
-    def _validate(self, asked: tuple[Any, list[Repair]]) -> tuple[Plan, list[Repair]]:
+    def _validate(self, asked: tuple[Any, list[Repair]]) -> _Answer:
         data, read_repairs = asked
-        plan, repairs = validate_plan(data, self.tasks, self.request)
-        return plan, [*read_repairs, *repairs]
+        plan, repairs = validate_plan(data, self.tasks, self.context)
+        return _Answer(plan, [*read_repairs, *repairs], stated_wants(data))
 
-    async def run(self, messages: list[BaseMessage], config: RunnableConfig) -> tuple[Plan, list[Repair]]:
+    def _error(self, answer: _Answer) -> str | None:
+        """Why ``answer``'s plan cannot be used as it is (a re-ask says so), None when it can."""
+        rejections = _rejections(answer.repairs)
+        if rejections:
+            return "; ".join(rejections)
+        left = problems(answer.plan, PlanContext.of(self.tasks, self.context))
+        if left:  # what the passes could not make runnable (none is expected)
+            return "; ".join(left)
+        if not answer.plan.tasks and self.files:
+            return (f"the plan is empty, but the request gives {', '.join(repr(f) for f in self.files[:5])}: a "
+                    "question or request about a file is answered by a task that runs on it ([] is only for "
+                    "requests no task serves)")
+        missing = undelivered(answer.plan, answer.wants or [], self.tasks)
+        if missing:
+            return wants_error(missing, answer.wants or [], self.tasks)
+        unread = unread_files(answer.plan, self.given)
+        if unread and answer.plan.tasks:
+            return (f"the request gives {', '.join(repr(f) for f in unread[:5])}, which no task reads: each file "
+                    "the user gives is read by the task that works on it (one task per file when each needs it)")
+        return None
+
+    async def run(self, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
         if not self.tasks:
-            return Plan(), [{"task_id": None, "reason": "no tools available: answering directly", "pass": "planner"}]
+            return _Answer(Plan(), [{"task_id": None, "reason": "no tools available: answering directly",
+                                     "pass": "planner"}], None)
         error: str | None = None
-        best: tuple[Plan, list[Repair]] | None = None
+        best: _Answer | None = None
         try:
             best = self._validate(await self._ask(messages, config, "planning"))
-            if _rejections(best[1]):
-                error = "; ".join(_rejections(best[1]))
-            elif not best[0].tasks and self.files:
-                error = (f"the plan is empty, but the request gives {', '.join(repr(f) for f in self.files[:5])}: a "
-                         "question or request about a file is answered by a task that runs on it ([] is only for "
-                         "requests no task serves)")
+            error = self._error(best)
         except PlanError as exc:
             error = str(exc)
         if error is None and best is not None:
@@ -133,54 +235,7 @@ class Planner:
             if best is None:
                 raise PlanError(f"planning failed twice: {error}; then: {exc}") from None
             return best
-        if best is None or len(_rejections(second[1])) <= len(_rejections(best[1])):
-            return second[0], [{"task_id": None, "reason": f"re-asked after: {error}", "pass": "planner"}, *second[1]]
+        if best is None or len(_rejections(second.repairs)) <= len(_rejections(best.repairs)):
+            second.repairs = [{"task_id": None, "reason": f"re-asked after: {error}", "pass": "planner"}, *second.repairs]
+            return second
         return best
-
-
-async def aplan_request(
-    llm: BaseChatModel,
-    tasks: dict[str, TaskSpec],
-    user_input: str,
-    *,
-    chat_history: list[Any] | None = None,
-    files: list[str] | None = None,
-    history_tokens: int = 2000,
-    structured: Structured = "auto",
-    config: RunnableConfig | None = None,
-    trace: Trace | None = None,
-    constrained: ConstrainedCache | None = None,
-    demonstrations: int = DEFAULT_K,
-) -> PlanResult:
-    """Plan ``user_input`` with ``llm``: the plan, repairs, raw answers and token usage.
-
-    ``constrained``: the agent's cache of constrained LLMs, so the plan schema's is built once.
-    ``demonstrations``: how many few-shot examples are chosen for this request, after the pool's
-    fixed ones that every request sees (``agent/plan/demonstrations.py``).
-    """
-    usage = UsageCounter()
-    config = ensure_config(config)
-    callbacks = config.get("callbacks")
-    if callbacks is None:
-        callbacks = [usage]
-    elif isinstance(callbacks, list):
-        callbacks = [*callbacks, usage]
-    else:
-        callbacks = callbacks.copy()
-        callbacks.add_handler(usage, inherit=True)
-    config = {**config, "callbacks": callbacks}
-    messages = planning_messages(
-        user_input, tasks, chat_history=chat_history, files=files, history_tokens=history_tokens,
-        demonstrations=demonstrations,
-    )
-    planner = Planner(llm, tasks, structured=structured, trace=trace,
-                      request=user_text(user_input, files), constrained=constrained, files=files)
-    plan, repairs = await planner.run(messages, config)
-    return PlanResult(
-        plan=plan,
-        repairs=repairs,
-        raw_outputs=planner.raw_outputs,
-        usage=usage.as_dict(),
-        prompt=[{"role": m.type, "content": content_text(m)} for m in messages],
-        structured=planner.constrained is not None,
-    )

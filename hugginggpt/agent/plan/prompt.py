@@ -11,6 +11,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K, select_demonstrations
+from hugginggpt.agent.plan.outputs import delivered_kinds
 from hugginggpt.agent.plan.parse import written_plan
 from hugginggpt.agent.request import AgentRequest, trim_history
 from hugginggpt.prompts import render_prompt
@@ -39,6 +40,32 @@ def demonstrations_for(user_input: str, tasks: dict[str, TaskSpec], k: int = DEF
     return select_demonstrations(user_input, tasks, k)
 
 
+STEP_FORMAT = '{"step": WHAT, "task": TASK, "id": N, "args": {ARG: VALUE}}'
+WANTS_RULE = ('- "wants" first: what the user wants to get back, from "text" (an answer, label, transcript, '
+              'translation, story...), "image", "audio" (speech, sound, music), "video"; [] when nothing is asked. '
+              'Each kind in "wants" is made by a task of the plan.\n')
+
+
+def system_prompt(tasks: dict[str, TaskSpec], *, wants: bool = False) -> str:
+    """The planning prompt's system message: the rules, the answer's format and the task list (static)."""
+    if wants:
+        return render_prompt("planning", tasks=format_task_list(tasks), answer="a JSON object",
+                             format=f'{{"wants": [KIND], "tasks": [{STEP_FORMAT}]}}', wants_rule=WANTS_RULE)
+    return render_prompt("planning", tasks=format_task_list(tasks), answer="a JSON array",
+                         format=f"[{STEP_FORMAT}]", wants_rule="")
+
+
+def demonstration_answer(demo: dict[str, Any], tasks: dict[str, TaskSpec], *, wants: bool = False) -> str:
+    """A demonstration's plan as the planner is asked to write it (with its wanted kinds when ``wants``)."""
+    steps = written_plan(demo["plan"])
+    if not wants:
+        return json.dumps(steps, ensure_ascii=False)
+    kinds = demo.get("wants")
+    if kinds is None:
+        kinds = delivered_kinds(demo["plan"], tasks)
+    return json.dumps({"wants": kinds, "tasks": steps}, ensure_ascii=False)
+
+
 def planning_messages(
     user_input: str,
     tasks: dict[str, TaskSpec],
@@ -47,13 +74,15 @@ def planning_messages(
     files: list[str] | None = None,
     history_tokens: int = 2000,
     demonstrations: int = DEFAULT_K,
+    wants: bool = False,
 ) -> list[BaseMessage]:
     """System specification and task list (static), then the demonstrations chosen for this request
-    as past turns, the trimmed history, and the request."""
-    messages: list[BaseMessage] = [SystemMessage(render_prompt("planning", tasks=format_task_list(tasks)))]
+    as past turns, the trimmed history, and the request. With ``wants``, answers open with the kinds
+    of result the user wants back (``outputs.py``)."""
+    messages: list[BaseMessage] = [SystemMessage(system_prompt(tasks, wants=wants))]
     for demo in demonstrations_for(user_input, tasks, demonstrations):
         messages.append(HumanMessage(demo["input"]))
-        messages.append(AIMessage(json.dumps(written_plan(demo["plan"]), ensure_ascii=False)))
+        messages.append(AIMessage(demonstration_answer(demo, tasks, wants=wants)))
     messages.extend(trim_history(chat_history, history_tokens))
     messages.append(HumanMessage(user_text(user_input, files)))
     return messages

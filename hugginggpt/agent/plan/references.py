@@ -11,20 +11,16 @@ unchanged.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
+from hugginggpt.agent.plan.check import is_placeholder, map_misread, readable_media
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, Repair, replace_refs, whole_ref
-from hugginggpt.tools.resources.mentions import looks_like_path, media_kind_of
+from hugginggpt.agent.plan.validity import rejected
+from hugginggpt.tools.resources.mentions import looks_like_path
 from hugginggpt.tools.table import MEDIA_KINDS
 
-#: Longer values are never a placeholder (bounded work).
-_MAX_PLACEHOLDER = 200
-#: A whole value that is a placeholder in a syntax of its own, written where a reference belongs:
-#: ``{caption}``, ``$1``, ``${text}``, ``#0``, ``<output of task 0>``.
-_PLACEHOLDER = re.compile(r"\{[^{}]*\}|\$\{?\w+\}?|#\d+|<[^<>]*>")
 
 Fix = Callable[[PlanTask, int, str, str, str], str]
 
@@ -37,9 +33,23 @@ class _ArgumentWalk:
         self.plan = plan
         self.ctx = ctx
         self.repairs: list[Repair] = []
+        self.out: set[int] = set()
 
     def note(self, task: PlanTask, reason: str) -> None:
         self.repairs.append({"task_id": task.id, "reason": reason})
+
+    def reject(self, task: PlanTask, name: str, kind: str, what: str) -> None:
+        """Take ``task`` out: its argument ``name`` of ``kind`` reads ``what``, which gives no such input."""
+        if task.id in self.out:
+            return
+        self.out.add(task.id)
+        given = self.ctx.files.get(kind, ()) if kind in MEDIA_KINDS else ()
+        has = (f"the request's {kind} files are {', '.join(repr(f) for f in given[:5])}" if given
+               else f"the request gives no {kind}")
+        makers = makers_of(self.ctx, kind)
+        made = (f"; a task can make one first: {', '.join(makers)}" if makers else "")
+        self.repairs.append(rejected(task, f"task {task.id} ({task.task}): argument {name!r} reads {what}, which is "
+                                           f"no file of the request and no earlier result ({has}{made})"))
 
     def producer(self, position: int, kind: str) -> PlanTask | None:
         """The nearest earlier task whose output can fill an argument of ``kind``."""
@@ -79,6 +89,7 @@ class _ArgumentWalk:
                 else:
                     args[name] = fix(task, position, name, kind, value) if isinstance(value, str) else value
             tasks.append(task if args == task.args else task.model_copy(update={"args": args}))
+        tasks = [task for task in tasks if task.id not in self.out]
         return self.plan.model_copy(update={"tasks": tasks}), self.repairs
 
 
@@ -114,6 +125,10 @@ def readable_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair
             if file is not None and file != value:
                 walk.note(task, f"argument {name!r}: {value!r} is not in the request; using its {kind} {file!r}")
                 return file
+            walk.reject(task, name, kind, repr(value[:60]))
+            return value
+        if kind == "table" and looks_like_path(value) and not readable_media(value, ctx):
+            walk.reject(task, name, kind, repr(value[:60]))
             return value
         if is_placeholder(value, ctx):
             source = walk.producer(position, kind)
@@ -142,20 +157,46 @@ def kind_true_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repai
         if not wrong:
             return value
         made = ", ".join(f"task {n} ({by_id[n].task})" for n in wrong)
-        return walk.reread(task, position, kind, value, wrong, f"argument {name!r} read {made}, which makes no {kind}:",
-                           ("now reads", "now"))
+        new = walk.reread(task, position, kind, value, wrong, f"argument {name!r} read {made}, which makes no {kind}:",
+                          ("now reads", "now"))
+        if new == value and kind in MEDIA_KINDS:
+            walk.reject(task, name, kind, f"{made}, which makes no {kind},")
+        return new
 
     return walk.run(fix, kinds=("text", *MEDIA_KINDS))
 
 
-def readable_media(value: str, ctx: PlanContext) -> bool:
-    """Whether a media argument's ``value`` (no reference) can be read: a URL, or a file name or path
-    that the request names."""
-    return "://" in value or ((media_kind_of(value) is not None or looks_like_path(value)) and ctx.names_file(value))
+def drawings_on_maps(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
+    """A text-guided image task (an edit, a restyling) whose image is the condition map of a task that
+    declares its drawing task (``drawn_by``: canny-control's is canny-text-to-image) becomes that drawing
+    task, its prompt the drawing's text: an edit of an edge map or a pose skeleton is no picture of anything.
+    Without a text to draw, the task is rejected, naming the drawing task."""
+    by_id = plan.by_id
+    repairs: list[Repair] = []
+    tasks: list[PlanTask] = []
+    for task in plan.tasks:
+        drawing = map_misread(task, by_id, ctx)
+        if drawing is None:
+            tasks.append(task)
+            continue
+        spec, target = ctx.known[task.task], ctx.known[drawing]
+        image = next(a.name for a in spec.args if a.kind == "image" and whole_ref(task.args.get(a.name)) is not None)
+        text = next((task.args[a.name] for a in spec.args if a.kind == "text" and task.args.get(a.name) not in (None, "")),
+                    None)
+        into_image = next((a.name for a in target.args if a.kind == "image"), None)
+        into_text = next((a.name for a in target.args if a.kind == "text"), None)
+        if text is None or into_image is None or into_text is None:
+            repairs.append(rejected(task, f"task {task.id} ({task.task}) reads a condition map: a picture drawn along "
+                                          f"it is {drawing}, with the text of what to draw"))
+            continue
+        repairs.append({"task_id": task.id, "reason": f"{task.task} reads a condition map: drawn along it by {drawing}"})
+        tasks.append(task.model_copy(update={"task": drawing, "args": {into_image: task.args[image], into_text: text}}))
+    if not repairs:
+        return plan, repairs
+    return plan.model_copy(update={"tasks": tasks}), repairs
 
 
-def is_placeholder(value: str, ctx: PlanContext) -> bool:
-    """Whether a text argument's ``value`` is a whole placeholder (``{caption}``, ``$1``, ``<output>``)
-    that the request does not write itself."""
-    text = value.strip()
-    return len(text) <= _MAX_PLACEHOLDER and _PLACEHOLDER.fullmatch(text) is not None and text not in (ctx.request or "")
+def makers_of(ctx: PlanContext, kind: str) -> list[str]:
+    """The known tasks that make ``kind`` from no input of that kind (from a text, or from nothing)."""
+    return [name for name, spec in ctx.known.items()
+            if spec.produces(kind) and "data" != kind and not any(a.kind == kind for a in spec.args)][:4]

@@ -2,6 +2,8 @@
 
 - ``request_files`` / ``media_kind_of``: the media files a request names, by kind (what the planner's
   passes may read), and the media kind one value names;
+- ``table_files`` / ``web_urls``: the table files (``.csv``, ``.tsv``, ``.xlsx``, ``.json``) and the
+  http(s) URLs a request writes, which a plan's table and media arguments may read;
 - ``looks_like_path``: whether a value is a file name or path rather than words describing one;
 - ``mentioned_paths``: every path an answer mentions (absolute and home paths, ``file:`` URLs, paths
   through hidden or parent folders, names with a media, data or document suffix), which the answer
@@ -23,6 +25,8 @@ _MEDIA_EXTENSIONS = {kind: sorted(s.lstrip(".") for s in suffixes) for kind, suf
 # scanned once, not once per position: linear time.
 _FILE_NAME = re.compile(r"(?<![\w\-./:%~])[\w\-./:%~]+\.(" + "|".join(e for x in _MEDIA_EXTENSIONS.values() for e in x)
                         + r")\b", re.IGNORECASE)
+_TABLE_NAME = re.compile(r"(?<![\w\-./:%~])[\w\-./:%~]+\.(csv|tsv|xlsx?|json)\b", re.IGNORECASE)
+_WEB_URL = re.compile(r"https?://[^\s'\"<>()\[\]{}]+")
 
 #: Documents, archives, keys, databases and model files: a name with one of these (or a media or data
 #: suffix, ``sniff.file_kind``) is a file the answer claims. Suffixes that are also words of prose
@@ -57,6 +61,16 @@ def request_files(request: str) -> dict[str, list[str]]:
         if kind and match.group(0) not in found[kind]:
             found[kind].append(match.group(0))
     return found
+
+
+def table_files(text: str) -> list[str]:
+    """The table files ``text`` names (``.csv``, ``.tsv``, ``.xls``/``.xlsx``, ``.json``), in order."""
+    return [match.group(0) for match in _TABLE_NAME.finditer(text or "")]
+
+
+def web_urls(text: str) -> list[str]:
+    """The http(s) URLs ``text`` writes, trailing punctuation left out, in order."""
+    return [url.rstrip(".,;:!?") for url in _WEB_URL.findall(text or "")]
 
 
 def looks_like_path(value: str) -> bool:

@@ -1,0 +1,66 @@
+"""What the user wants back from a request, as the planner states it before its tasks, and whether a plan
+delivers it.
+
+The planner's answer opens with ``"wants"``: the kinds of result the user asked for (``text``, ``image``,
+``audio``, ``video``; none for a greeting). The model reads the request for it, in whatever language the
+request is written: no word list is involved. A plan whose tasks make none of a wanted kind cannot give
+the user what they asked for, and is re-asked with that reason (``planner.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hugginggpt.agent.plan.model import Plan, refs_in
+from hugginggpt.tools.schemas import WANTED_KINDS
+from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
+
+
+def stated_wants(data: Any) -> list[str] | None:
+    """The kinds the answer's ``wants`` names (known kinds only, in order, once each); None when the answer
+    states none."""
+    if not isinstance(data, Mapping) or not isinstance(data.get("wants"), list):
+        return None
+    return [kind for kind in dict.fromkeys(str(k).strip().lower() for k in data["wants"]) if kind in WANTED_KINDS]
+
+
+def makes(spec: TaskSpec, kind: str) -> bool:
+    """Whether a task of ``spec`` gives the user a result of ``kind`` (a text is any text or data answer)."""
+    return kind in spec.outputs if kind in MEDIA_KINDS else spec.produces("text")
+
+
+def undelivered(plan: Plan, wants: Sequence[str], known: Mapping[str, TaskSpec]) -> list[str]:
+    """The wanted kinds that no task of ``plan`` makes (tasks whose outputs are unknown make anything)."""
+    specs = [known[t.task] for t in plan.tasks if t.task in known]
+    if any(not spec.outputs for spec in specs):
+        return []
+    return [kind for kind in wants if not any(makes(spec, kind) for spec in specs)]
+
+
+def wants_error(missing: Sequence[str], wants: Sequence[str], known: Mapping[str, TaskSpec]) -> str:
+    """The re-ask's reason: which wanted kinds no task makes, and which tasks make them."""
+    parts = []
+    for kind in missing:  # the tasks whose result is that kind (not a by-product of an analysis)
+        makers = [name for name, spec in known.items() if makes(spec, kind) and not spec.produces("text")]
+        makers.sort(key=lambda name: any(a.kind == kind for a in known[name].args))  # from a text first
+        hint = f" (tasks that make {kind}: {', '.join(makers[:6])})" if kind in MEDIA_KINDS and makers else ""
+        parts.append(f"{kind}{hint}")
+    return (f"the answer says the user wants {', '.join(wants)} back, but no task of the plan makes "
+            + "; ".join(parts) + ": add the task that makes it, or correct \"wants\"")
+
+
+def delivered_kinds(steps: Sequence[Mapping[str, Any]], known: Mapping[str, TaskSpec]) -> list[str]:
+    """The kinds a plan (``[{"task", "id", "args"}]``) gives back: each last task's (one that no other task
+    reads) media output when it makes only media, else text; in plan order, once each."""
+    read = {n for step in steps for n in refs_in(step.get("args") or {})}
+    kinds: list[str] = []
+    for step in steps:
+        spec = known.get(str(step.get("task")))
+        if step.get("id") in read or spec is None:
+            continue
+        media = [kind for kind in spec.outputs if kind in MEDIA_KINDS]
+        kind = media[0] if media and not spec.produces("text") else "text"
+        if kind not in kinds:
+            kinds.append(kind)
+    return kinds

@@ -1,0 +1,192 @@
+"""A plan reads only what exists: the request's files (its text, attached files, the conversation so far) or an
+earlier task's output. Held three ways: the plan schema made for the request (a grammar-decoding model cannot
+write another file), the validity passes (a media or table argument reading nothing rejects its task, naming
+the tasks that could make one), and the re-ask. Also: condition maps are drawn along by their drawing task,
+and the answer's ``wants`` is delivered."""
+
+from __future__ import annotations
+
+import pytest
+
+from hugginggpt.agent.plan import validate_plan
+from hugginggpt.agent.plan.check import problems
+from hugginggpt.agent.plan.context import PlanContext, input_kinds, request_inputs
+from hugginggpt.agent.plan.outputs import delivered_kinds, stated_wants, undelivered
+from hugginggpt.agent.plan.parse import plan_schema, read_plan
+from hugginggpt.tools import task_table
+
+from .conftest import ScriptedChatModel, plan_with, script
+
+TASKS = dict(task_table())
+
+
+def step(task, id, **args):
+    return {"task": task, "id": id, "args": args}
+
+
+def first_tasks(schema):
+    return {branch["properties"]["task"]["enum"][0] for branch in schema["properties"]["tasks"]["prefixItems"][0]["anyOf"]}
+
+
+# ----- what a request gives
+
+
+@pytest.mark.parametrize("request_text, kind, expected", [
+    ("make the sky in lake.jpg stormy", "image", ("lake.jpg",)),
+    ("把 会议.wav 转成文字", "audio", ("会议.wav",)),
+    ("describe https://example.org/pic?id=3 please", "image", ("https://example.org/pic?id=3",)),
+    ("which month sold most in sales_2023.csv?", "table", ("sales_2023.csv",)),
+    ("draw a cat", "image", ()),
+])
+def test_request_inputs_are_the_files_and_urls_it_names(request_text, kind, expected):
+    assert request_inputs(request_text)[kind] == expected
+
+
+def test_an_attached_file_whose_name_tells_no_kind_may_fill_any_media_argument():
+    inputs = request_inputs("what is this?\n\nFiles provided by the user:\n- /uploads/f81c", ("/uploads/f81c",))
+    assert all("/uploads/f81c" in inputs[kind] for kind in ("image", "audio", "video", "table"))
+
+
+def test_input_kinds_are_read_from_file_names_in_any_language():
+    assert input_kinds("¿Qué dice grabacion.mp3 y qué muestra foto.png?") == {"audio", "image"}
+    assert input_kinds("画一只在月球上的猫") == frozenset()
+
+
+# ----- the schema made for the request
+
+
+def test_a_request_without_files_cannot_start_with_a_task_that_reads_media():
+    schema = plan_schema(TASKS, request_inputs("make me a picture of a lighthouse and a short clip of it"))
+    first = first_tasks(schema)
+    assert {"text-to-image", "text-to-video", "text-generation", "text-to-speech"} <= first
+    assert not first & {"image-to-image", "image-text-to-image", "video-classification", "image-to-video",
+                        "automatic-speech-recognition"}
+    later = schema["properties"]["tasks"]["items"]["anyOf"]
+    edit = next(b for b in later if b["properties"]["task"]["enum"] == ["image-text-to-image"])
+    assert edit["properties"]["args"]["properties"]["image"] == {"type": "string", "pattern": "^<resource>-[0-9]{1,2}$"}
+
+
+def test_a_media_argument_holds_one_of_the_request_s_files_or_an_earlier_result():
+    schema = plan_schema(TASKS, request_inputs("caption beach.jpg and dog.png"))
+    first = schema["properties"]["tasks"]["prefixItems"][0]["anyOf"]
+    caption = next(b for b in first if b["properties"]["task"]["enum"] == ["image-to-text"])
+    assert caption["properties"]["args"]["properties"]["image"] == {"type": "string", "enum": ["beach.jpg", "dog.png"]}
+    later = schema["properties"]["tasks"]["items"]["anyOf"]
+    caption = next(b for b in later if b["properties"]["task"]["enum"] == ["image-to-text"])
+    assert {"type": "string", "enum": ["beach.jpg", "dog.png"]} in caption["properties"]["args"]["properties"]["image"]["anyOf"]
+
+
+async def test_the_schema_follows_the_model():
+    """Hosted models get the general schema; a model decoding under a whole-schema grammar gets the request's."""
+    tasks = {name: TASKS[name] for name in ("text-to-image", "image-to-text", "image-text-to-image")}
+
+    class GrammarModel(ScriptedChatModel):
+        grammar_schemas: bool = True
+
+    hosted = script({"tasks": [step("text-to-image", 0, text="a cat")]}, structured=True)
+    await plan_with(hosted, tasks, "draw a cat")
+    assert "items" in hosted.schemas[0]["properties"]["tasks"] and "prefixItems" not in hosted.schemas[0]["properties"]["tasks"]
+    embedded = GrammarModel(responses=list(script({"tasks": [step("text-to-image", 0, text="a cat")]},
+                                                  structured=True).responses), structured=True)
+    await plan_with(embedded, tasks, "draw a cat")
+    assert first_tasks(embedded.schemas[0]) == {"text-to-image"}
+
+
+# ----- validity: an input that exists nowhere
+
+
+def test_an_invented_file_with_nothing_to_read_instead_rejects_its_task_and_names_what_could_make_one():
+    raw = [step("image-to-image", 0, image="lighthouse-storm.jpg"), step("video-classification", 1, video="storm.mp4")]
+    plan, repairs = validate_plan(raw, TASKS, "Make me a picture of a lighthouse in a storm and a short clip of it")
+    assert plan.tasks == []
+    reasons = [r["reason"] for r in repairs]
+    assert any(r.startswith("rejected: task 0 (image-to-image): argument 'image' reads 'lighthouse-storm.jpg'")
+               and "the request gives no image" in r and "text-to-image" in r for r in reasons)
+    assert any("text-to-video" in r for r in reasons)
+
+
+def test_a_table_file_the_request_does_not_give_rejects_its_task():
+    raw = [step("table-question-answering", 0, table="data.csv", question="which month?")]
+    plan, repairs = validate_plan(raw, TASKS, "Which month had the most rain?")
+    assert plan.tasks == [] and "reads 'data.csv'" in repairs[0]["reason"]
+    ok = [step("table-question-answering", 0, table="rain.csv", question="which month?")]
+    assert validate_plan(ok, TASKS, "In rain.csv, which month had the most rain?")[0].as_list()[0]["args"]["table"] == "rain.csv"
+
+
+def test_a_file_from_the_conversation_so_far_can_be_read():
+    raw = [step("canny-text-to-image", 0, image="/images/f16d.png", text="a zoo")]
+    history = "Sure, the canny image is at /images/f16d.png."
+    plan, repairs = validate_plan(raw, TASKS, f"{history}\nnow draw a zoo along it")
+    assert [t.task for t in plan.tasks] == ["canny-text-to-image"] and repairs == []
+
+
+async def test_the_planner_re_asks_with_the_missing_input_and_reads_the_conversation():
+    wrong = {"tasks": [step("image-to-image", 0, image="bird.jpg")]}
+    right = {"tasks": [step("text-to-image", 0, text="a small bird")]}
+    llm = script(wrong, right)
+    result = await plan_with(llm, {n: TASKS[n] for n in ("image-to-image", "text-to-image")}, "draw a small bird")
+    assert [t.task for t in result.plan.tasks] == ["text-to-image"]
+    assert "reads 'bird.jpg'" in llm.prompts[1][-1].content and "text-to-image" in llm.prompts[1][-1].content
+
+    follow = script({"tasks": [step("image-to-video", 0, image="/out/bird.png")]})
+    history = [("human", "draw a small bird"), ("ai", "I drew it: /out/bird.png")]
+    result = await plan_with(follow, {n: TASKS[n] for n in ("image-to-video", "text-to-image")}, "now animate it",
+                             history=history)
+    assert [t.task for t in result.plan.tasks] == ["image-to-video"] and len(follow.prompts) == 1
+
+
+# ----- condition maps
+
+
+def test_an_edit_of_a_condition_map_is_drawn_along_it():
+    raw = [step("openpose-control", 0, image="yoga.jpg"),
+           step("image-text-to-image", 1, image="<resource>-0", prompt="an astronaut on the moon")]
+    plan, repairs = validate_plan(raw, TASKS, "same pose as yoga.jpg but an astronaut on the moon")
+    assert plan.as_list()[1] == {"task": "openpose-text-to-image", "id": 1, "dep": [0],
+                                 "args": {"image": "<resource>-0", "text": "an astronaut on the moon"}}
+    assert "drawn along it by openpose-text-to-image" in repairs[0]["reason"]
+    no_text = [step("canny-control", 0, image="a.jpg"), step("image-to-image", 1, image="<resource>-0")]
+    plan, repairs = validate_plan(no_text, TASKS, "edges of a.jpg then something")
+    assert [t.task for t in plan.tasks] == ["canny-control"] and "canny-text-to-image" in repairs[0]["reason"]
+
+
+def test_maps_that_taskbench_edits_and_drawings_along_another_map_stay():
+    depth_edit = [step("depth-estimation", 0, image="a.jpg"),
+                  step("image-text-to-image", 1, image="<resource>-0", prompt="make it blue")]
+    assert validate_plan(depth_edit, TASKS, "depth of a.jpg, then edit it blue")[0].as_list()[1]["task"] == "image-text-to-image"
+    other_map = [step("hed-control", 0, image="a.jpg"), step("canny-text-to-image", 1, image="<resource>-0", text="a fox")]
+    assert problems(read_plan(other_map)[0], PlanContext.of(TASKS, "a.jpg")) == []
+
+
+# ----- what the user wants back
+
+
+def test_wants_are_read_and_checked_against_what_the_tasks_make():
+    assert stated_wants({"wants": ["Image", "audio", "audio", "smell"], "tasks": []}) == ["image", "audio"]
+    assert stated_wants([]) is None and stated_wants({"tasks": []}) is None
+    plan, _ = read_plan([step("image-to-text", 0, image="a.jpg")])
+    assert undelivered(plan, ["text", "audio"], TASKS) == ["audio"]
+    assert delivered_kinds([step("image-to-text", 0, image="a.jpg"), step("text-to-speech", 1, text="<resource>-0")],
+                           TASKS) == ["audio"]
+
+
+async def test_a_plan_that_makes_none_of_a_wanted_kind_is_re_asked():
+    tasks = {n: TASKS[n] for n in ("image-to-text", "text-to-speech")}
+    short = {"wants": ["text", "audio"], "tasks": [step("image-to-text", 0, image="a.jpg")]}
+    whole = {"wants": ["text", "audio"], "tasks": [step("image-to-text", 0, image="a.jpg"),
+                                                   step("text-to-speech", 1, text="<resource>-0")]}
+    llm = script(short, whole, structured=True)
+    result = await plan_with(llm, tasks, "describe a.jpg and tell me out loud")
+    assert [t.task for t in result.plan.tasks] == ["image-to-text", "text-to-speech"] and result.wants == ["text", "audio"]
+    assert "no task of the plan makes audio" in llm.prompts[1][-1].content
+    assert llm.schemas[0]["required"] == ["wants", "tasks"]
+    once = script(whole, structured=True)
+    assert len((await plan_with(once, tasks, "describe a.jpg and tell me out loud")).plan.tasks) == 2
+    assert len(once.prompts) == 1
+
+
+def test_demonstration_answers_state_what_they_deliver():
+    from hugginggpt.prompts import load_demonstrations
+
+    for demo in load_demonstrations():
+        assert set(demo.get("wants", delivered_kinds(demo["plan"], TASKS))) <= {"text", "image", "audio", "video"}
