@@ -11,10 +11,11 @@ without that pair are the ones llama-cpp-python makes.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 
+@cache
 def _converter_class() -> type:
     from llama_cpp.llama_grammar import SchemaConverter
 

@@ -7,8 +7,8 @@ is neither a file the request names, a URL nor a whole reference to a task makin
 reference to the task itself, to no task or to a task making no output of the argument's kind, a
 whole-value placeholder written instead of a reference, a table file the request does not give, an edit or
 restyling of a condition map (``map_misread``), a cycle. The predicates the passes decide by
-(``readable_media``, ``is_placeholder``, ``map_misread``) live here too. A plan with no problems passes
-every validity pass unchanged (the property tests and the gold-fidelity test hold the passes to it).
+(``readable_media``, ``unreadable_table``, ``is_placeholder``, ``map_misread``) live here too. A plan
+with no problems passes every validity pass unchanged (the property tests and the gold-fidelity test hold the passes to it).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import re
 
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, whole_ref
-from hugginggpt.tools.resources.mentions import looks_like_path, media_kind_of
+from hugginggpt.tools.resources.mentions import last_part, looks_like_path, media_kind_of
 from hugginggpt.tools.table import MEDIA_KINDS
 
 #: Longer values are never a placeholder (bounded work).
@@ -84,7 +84,7 @@ def _value_problems(own: int, kind: str, value: str, by_id: dict, ctx: PlanConte
         return found
     if kind in MEDIA_KINDS and not readable_media(value, ctx):
         found.append(f"{value[:60]!r} is no file the request names")
-    elif kind == "table" and looks_like_path(value) and not readable_media(value, ctx):
+    elif kind == "table" and unreadable_table(value, ctx):
         found.append(f"{value[:60]!r} is no file the request names")
     elif kind not in MEDIA_KINDS and is_placeholder(value, ctx):
         found.append(f"{value[:60]!r} is a placeholder, not a reference")
@@ -100,8 +100,8 @@ def unread_files(plan: Plan, files: list[str]) -> list[str]:
             for item in value if isinstance(value, list) else [value]:
                 if isinstance(item, str):
                     values.add(item.strip().strip("'\""))
-    names = {v.replace("\\", "/").rsplit("/", 1)[-1] for v in values}
-    return [f for f in files if f not in values and f.replace("\\", "/").rsplit("/", 1)[-1] not in names]
+    names = {last_part(v) for v in values}
+    return [f for f in files if f not in values and last_part(f) not in names]
 
 
 def map_misread(task: PlanTask, by_id: dict[int, PlanTask], ctx: PlanContext) -> str | None:
@@ -123,6 +123,11 @@ def readable_media(value: str, ctx: PlanContext) -> bool:
     """Whether a media argument's ``value`` (no reference) can be read: a URL, or a file name or path
     that the request names."""
     return "://" in value or ((media_kind_of(value) is not None or looks_like_path(value)) and ctx.names_file(value))
+
+
+def unreadable_table(value: str, ctx: PlanContext) -> bool:
+    """Whether a table argument's ``value`` names a file (not inline rows) that the request does not give."""
+    return looks_like_path(value) and not readable_media(value, ctx)
 
 
 def is_placeholder(value: str, ctx: PlanContext) -> bool:

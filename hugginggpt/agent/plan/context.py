@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from hugginggpt.agent.plan.model import MAX_TASKS
-from hugginggpt.tools.resources.mentions import request_files, table_files, web_urls
+from hugginggpt.tools.resources.mentions import last_part, request_files, table_files, web_urls
 from hugginggpt.tools.resources.sniff import file_kind
 from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
 
@@ -69,7 +69,7 @@ class PlanContext:
         if self.request is None:
             return True
         name = value.strip().strip("'\"")
-        return bool(name) and (name in self.request or name.replace("\\", "/").rsplit("/", 1)[-1] in self.request)
+        return bool(name) and (name in self.request or last_part(name) in self.request)
 
     def one_file(self, kind: str) -> str | None:
         """The request's file of ``kind`` when it names exactly one."""

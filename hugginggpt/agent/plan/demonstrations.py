@@ -73,7 +73,7 @@ class DemoSelector:
         inputs are some of ``kinds``, then those whose inputs are exactly ``kinds``, pool order within each.
         The same for every request with these kinds, so a model that keeps what it read reads it once."""
         blocks = [i for i in usable if self.pool[i].get("block")]
-        own = {i: self.kinds[i] for i in blocks}
+        own = self.kinds
         general = [i for i in blocks if not own[i]]
         if not kinds:
             return general
@@ -102,7 +102,7 @@ class DemoSelector:
         return [self.pool[i] for i in [*fixed, *reversed(chosen)]]
 
 
-def _interleaved(indices: list[int], kinds: dict[int, frozenset[str]]) -> list[int]:
+def _interleaved(indices: list[int], kinds: list[frozenset[str]]) -> list[int]:
     """``indices`` taken in turn from each kind-set's own list (pool order within one), so a block for
     several kinds of input shows each of them."""
     lists: dict[frozenset[str], list[int]] = {}

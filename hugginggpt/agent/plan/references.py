@@ -14,11 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from hugginggpt.agent.plan.check import is_placeholder, map_misread, readable_media
+from hugginggpt.agent.plan.check import is_placeholder, map_misread, readable_media, unreadable_table
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, Repair, replace_refs, whole_ref
 from hugginggpt.agent.plan.validity import rejected
-from hugginggpt.tools.resources.mentions import looks_like_path
 from hugginggpt.tools.table import MEDIA_KINDS
 
 
@@ -127,7 +126,7 @@ def readable_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair
                 return file
             walk.reject(task, name, kind, repr(value[:60]))
             return value
-        if kind == "table" and looks_like_path(value) and not readable_media(value, ctx):
+        if kind == "table" and unreadable_table(value, ctx):
             walk.reject(task, name, kind, repr(value[:60]))
             return value
         if is_placeholder(value, ctx):

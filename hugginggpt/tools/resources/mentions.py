@@ -73,6 +73,11 @@ def web_urls(text: str) -> list[str]:
     return [url.rstrip(".,;:!?") for url in _WEB_URL.findall(text or "")]
 
 
+def last_part(path: str) -> str:
+    """The last part of a path written with either separator (``dir\\x.png`` and ``dir/x.png``: ``x.png``)."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
 def looks_like_path(value: str) -> bool:
     """A file name or path of any kind (``notes.txt``, ``dir/x``), as opposed to words describing one."""
     text = value.strip()
