@@ -8,7 +8,8 @@ reference to the task itself, to no task or to a task making no output of the ar
 whole-value placeholder written instead of a reference, a table file the request does not give, an edit or
 restyling of a condition map (``map_misread``), a cycle. The predicates the passes decide by
 (``readable_media``, ``unreadable_table``, ``is_placeholder``, ``map_misread``) live here too. A plan
-with no problems passes every validity pass unchanged (the property tests and the gold-fidelity test hold the passes to it).
+with no problems passes every validity pass unchanged (the property tests and the gold-fidelity test
+hold the passes to it).
 """
 
 from __future__ import annotations
