@@ -170,19 +170,35 @@ def test_wants_are_read_and_checked_against_what_the_tasks_make():
                            TASKS) == ["audio"]
 
 
-async def test_a_plan_that_makes_none_of_a_wanted_kind_is_re_asked():
+async def test_a_plan_that_makes_none_of_a_wanted_kind_is_kept_with_a_note():
     tasks = {n: TASKS[n] for n in ("image-to-text", "text-to-speech")}
     short = {"wants": ["text", "audio"], "tasks": [step("image-to-text", 0, image="a.jpg")]}
+    llm = script(short, structured=True)
+    result = await plan_with(llm, tasks, "describe a.jpg and tell me out loud")
+    assert [t.task for t in result.plan.tasks] == ["image-to-text"] and result.wants == ["text", "audio"]
+    assert len(llm.prompts) == 1 and llm.schemas[0]["required"] == ["wants", "tasks"]
+    note = [r["reason"] for r in result.repairs if r["pass"] == "planner"]
+    assert note and "no task of the plan makes audio" in note[0] and "text-to-speech" in note[0]
     whole = {"wants": ["text", "audio"], "tasks": [step("image-to-text", 0, image="a.jpg"),
                                                    step("text-to-speech", 1, text="<resource>-0")]}
-    llm = script(short, whole, structured=True)
-    result = await plan_with(llm, tasks, "describe a.jpg and tell me out loud")
-    assert [t.task for t in result.plan.tasks] == ["image-to-text", "text-to-speech"] and result.wants == ["text", "audio"]
-    assert "no task of the plan makes audio" in llm.prompts[1][-1].content
-    assert llm.schemas[0]["required"] == ["wants", "tasks"]
-    once = script(whole, structured=True)
-    assert len((await plan_with(once, tasks, "describe a.jpg and tell me out loud")).plan.tasks) == 2
-    assert len(once.prompts) == 1
+    result = await plan_with(script(whole, structured=True), tasks, "describe a.jpg and tell me out loud")
+    assert len(result.plan.tasks) == 2 and not result.repairs
+
+
+async def test_an_empty_second_answer_does_not_replace_a_first_with_tasks():
+    tasks = {n: TASKS[n] for n in ("image-to-text", "text-to-speech", "automatic-speech-recognition")}
+    first = {"wants": ["text", "audio"], "tasks": [step("image-to-text", 0, image="a.jpg"),
+                                                   step("automatic-speech-recognition", 1, audio="<resource>-0")]}
+    llm = script(first, {"wants": [], "tasks": []}, structured=True)
+    result = await plan_with(llm, tasks, "describe a.jpg with your voice")
+    assert len(llm.prompts) == 2 and "makes no audio" in llm.prompts[1][-1].content
+    assert [t.task for t in result.plan.tasks] == ["image-to-text"]
+    assert any("not used (it has no task)" in r["reason"] for r in result.repairs)
+    better = {"wants": ["text", "audio"], "tasks": [step("image-to-text", 0, image="a.jpg"),
+                                                    step("text-to-speech", 1, text="<resource>-0")]}
+    result = await plan_with(script(first, better, structured=True), tasks, "describe a.jpg with your voice")
+    assert [t.task for t in result.plan.tasks] == ["image-to-text", "text-to-speech"]
+    assert result.repairs[0]["reason"].startswith("re-asked after:")
 
 
 def test_demonstration_answers_state_what_they_deliver():

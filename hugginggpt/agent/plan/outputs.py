@@ -3,8 +3,9 @@ delivers it.
 
 The planner's answer opens with ``"wants"``: the kinds of result the user asked for (``text``, ``image``,
 ``audio``, ``video``; none for a greeting). The model reads the request for it, in whatever language the
-request is written: no word list is involved. A plan whose tasks make none of a wanted kind cannot give
-the user what they asked for, and is re-asked with that reason (``planner.py``).
+request is written: no word list is involved. Writing it before the tasks makes the model read the request
+for its results first. A plan whose tasks make none of a wanted kind keeps its tasks and gets a note in its
+repairs (``planner.py``): the model names a kind nobody asked for more often than its plan misses one.
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ def undelivered(plan: Plan, wants: Sequence[str], known: Mapping[str, TaskSpec])
     return [kind for kind in wants if not any(makes(spec, kind) for spec in specs)]
 
 
-def wants_error(missing: Sequence[str], wants: Sequence[str], known: Mapping[str, TaskSpec]) -> str:
-    """The re-ask's reason: which wanted kinds no task makes, and which tasks make them."""
+def wants_note(missing: Sequence[str], wants: Sequence[str], known: Mapping[str, TaskSpec]) -> str:
+    """The note on a plan that makes none of a wanted kind: which kinds, and which tasks make them."""
     parts = []
     for kind in missing:  # the tasks whose result is that kind (not a by-product of an analysis)
         makers = [name for name, spec in known.items() if makes(spec, kind) and not spec.produces("text")]
@@ -47,7 +48,7 @@ def wants_error(missing: Sequence[str], wants: Sequence[str], known: Mapping[str
         hint = f" (tasks that make {kind}: {', '.join(makers[:6])})" if kind in MEDIA_KINDS and makers else ""
         parts.append(f"{kind}{hint}")
     return (f"the answer says the user wants {', '.join(wants)} back, but no task of the plan makes "
-            + "; ".join(parts) + ": add the task that makes it, or correct \"wants\"")
+            + "; ".join(parts))
 
 
 def delivered_kinds(steps: Sequence[Mapping[str, Any]], known: Mapping[str, TaskSpec]) -> list[str]:

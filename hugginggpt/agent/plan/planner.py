@@ -9,8 +9,11 @@ under a grammar of the whole schema (the embedded llama.cpp model), the schema i
 media argument holds one of the request's files or an earlier task's ``<resource>-N``, and the first task
 reads only what the request gives (``tools/schemas.plan_json_schema``). The answer names what the user wants
 back (``outputs.py``) before its tasks. The plan goes through the passes (``passes.py``); a plan with a
-rejected task, an empty plan for a request that gives files, or a plan that makes none of a wanted kind is
-re-asked once, with the reason.
+rejected task, an empty plan for a request that gives files, or a plan that leaves a given file unread is
+re-asked once, with the reason. A re-ask's answer replaces the first unless it loses more tasks to
+rejections, or has no task where the first kept some. A plan that makes none of a kind the answer says the
+user wants is kept, with a note in its repairs (the model's statement of what is wanted is less reliable
+than its plan: re-asking on it lost plans; docs/results/dev-ab "Session 15").
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from hugginggpt.agent.plan.check import problems, unread_files
 from hugginggpt.agent.plan.context import PlanContext, given_files, request_inputs
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
-from hugginggpt.agent.plan.outputs import stated_wants, undelivered, wants_error
+from hugginggpt.agent.plan.outputs import stated_wants, undelivered, wants_note
 from hugginggpt.agent.plan.parse import parse_plan_text, plan_schema, plan_schema_key, without_unfinished_task
 from hugginggpt.agent.plan.passes import is_rejection, validate_plan
 from hugginggpt.agent.plan.prompt import planning_messages
@@ -206,9 +209,6 @@ class _Attempt:
             return (f"the plan is empty, but the request gives {', '.join(repr(f) for f in self.files[:5])}: a "
                     "question or request about a file is answered by a task that runs on it ([] is only for "
                     "requests no task serves)")
-        missing = undelivered(answer.plan, answer.wants or [], self.tasks)
-        if missing:
-            return wants_error(missing, answer.wants or [], self.tasks)
         unread = unread_files(answer.plan, self.given)
         if unread and answer.plan.tasks:
             return (f"the request gives {', '.join(repr(f) for f in unread[:5])}, which no task reads: each file "
@@ -227,15 +227,34 @@ class _Attempt:
         except PlanError as exc:
             error = str(exc)
         if error is None and best is not None:
-            return best
+            return self._noted(best)
         reask = [*messages, AIMessage(self.raw_outputs[-1]), HumanMessage(render_prompt("planning_reask", error=error))]
         try:
             second = self._validate(await self._ask(reask, config, "planning-reask"))
         except PlanError as exc:
             if best is None:
                 raise PlanError(f"planning failed twice: {error}; then: {exc}") from None
-            return best
-        if best is None or len(_rejections(second.repairs)) <= len(_rejections(best.repairs)):
+            return self._noted(best)
+        if best is None or _replaces(second, best):
             second.repairs = [{"task_id": None, "reason": f"re-asked after: {error}", "pass": "planner"}, *second.repairs]
-            return second
-        return best
+            return self._noted(second)
+        best.repairs = [*best.repairs, {"task_id": None, "pass": "planner", "reason": (
+            f"re-asked after: {error}; the second answer was not used ("
+            + ("it has no task" if not second.plan.tasks else "it loses more tasks to rejections") + ")")}]
+        return self._noted(best)
+
+    def _noted(self, answer: _Answer) -> _Answer:
+        """``answer`` with a note in its repairs when its plan makes none of a kind it says the user wants."""
+        missing = undelivered(answer.plan, answer.wants or [], self.tasks)
+        if missing and answer.plan.tasks:
+            answer.repairs = [*answer.repairs, {"task_id": None, "pass": "planner",
+                                                "reason": wants_note(missing, answer.wants or [], self.tasks)}]
+        return answer
+
+
+def _replaces(second: _Answer, first: _Answer) -> bool:
+    """Whether the re-ask's answer is used instead of the first: not when it has no task and the first kept
+    some, nor when more of its tasks were rejected."""
+    if not second.plan.tasks and first.plan.tasks:
+        return False
+    return len(_rejections(second.repairs)) <= len(_rejections(first.repairs))
