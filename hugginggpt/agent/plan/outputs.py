@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hugginggpt.agent.plan.model import Plan, refs_in
+from hugginggpt.agent.plan.references import makers_of
 from hugginggpt.tools.schemas import WANTED_KINDS
 from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
 
@@ -40,13 +41,12 @@ def undelivered(plan: Plan, wants: Sequence[str], known: Mapping[str, TaskSpec])
 
 
 def wants_note(missing: Sequence[str], wants: Sequence[str], known: Mapping[str, TaskSpec]) -> str:
-    """The note on a plan that makes none of a wanted kind: which kinds, and which tasks make them."""
+    """The note on a plan that makes none of a wanted kind: which kinds, and which tasks make them
+    (``references.makers_of``: the same names a rejection for a missing input gives)."""
     parts = []
-    for kind in missing:  # the tasks whose result is that kind (not a by-product of an analysis)
-        makers = [name for name, spec in known.items() if makes(spec, kind) and not spec.produces("text")]
-        makers.sort(key=lambda name: any(a.kind == kind for a in known[name].args))  # from a text first
-        hint = f" (tasks that make {kind}: {', '.join(makers[:6])})" if kind in MEDIA_KINDS and makers else ""
-        parts.append(f"{kind}{hint}")
+    for kind in missing:
+        makers = makers_of(known, kind) if kind in MEDIA_KINDS else []
+        parts.append(f"{kind} (tasks that make {kind}: {', '.join(makers)})" if makers else kind)
     return (f"the answer says the user wants {', '.join(wants)} back, but no task of the plan makes "
             + "; ".join(parts))
 

@@ -11,14 +11,14 @@ unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from hugginggpt.agent.plan.check import is_placeholder, map_misread, readable_media, unreadable_table
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, Repair, replace_refs, whole_ref
 from hugginggpt.agent.plan.validity import rejected
-from hugginggpt.tools.table import MEDIA_KINDS
+from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
 
 
 Fix = Callable[[PlanTask, int, str, str, str], str]
@@ -45,7 +45,7 @@ class _ArgumentWalk:
         given = self.ctx.files.get(kind, ()) if kind in MEDIA_KINDS else ()
         has = (f"the request's {kind} files are {', '.join(repr(f) for f in given[:5])}" if given
                else f"the request gives no {kind}")
-        makers = makers_of(self.ctx, kind)
+        makers = makers_of(self.ctx.known, kind)
         made = (f"; a task can make one first: {', '.join(makers)}" if makers else "")
         self.repairs.append(rejected(task, f"task {task.id} ({task.task}): argument {name!r} reads {what}, which is "
                                            f"no file of the request and no earlier result ({has}{made})"))
@@ -195,7 +195,7 @@ def drawings_on_maps(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
     return plan.model_copy(update={"tasks": tasks}), repairs
 
 
-def makers_of(ctx: PlanContext, kind: str) -> list[str]:
-    """The known tasks that make ``kind`` from no input of that kind (from a text, or from nothing)."""
-    return [name for name, spec in ctx.known.items()
+def makers_of(known: Mapping[str, TaskSpec], kind: str) -> list[str]:
+    """The first four known tasks that make ``kind`` from no input of that kind (from a text, or from nothing)."""
+    return [name for name, spec in known.items()
             if spec.produces(kind) and "data" != kind and not any(a.kind == kind for a in spec.args)][:4]
