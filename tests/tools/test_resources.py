@@ -246,6 +246,19 @@ def test_audio_round_trip_mono_from_channels_first(tmp_path: Path):
     np.testing.assert_allclose(data, wave, atol=1e-6)
 
 
+@pytest.mark.parametrize("channels", [3, 20])  # channel adds up to 16 channels, numpy's mean above
+def test_channels_are_averaged_across_blocks(tmp_path: Path, monkeypatch, channels: int):
+    from hugginggpt.tools.resources import media
+
+    monkeypatch.setattr(media, "AUDIO_BLOCK_SAMPLES", 1000)  # several blocks, the last one short
+    signal = np.random.default_rng(0).uniform(-0.5, 0.5, (2_500, channels)).astype(np.float32)
+    path = tmp_path / "wide.wav"
+    sf.write(path, signal, 8000, subtype="FLOAT")
+    data, rate = load_audio(path)
+    assert rate == 8000 and data.dtype == np.float32
+    np.testing.assert_allclose(data, signal.mean(axis=1), atol=1e-6)
+
+
 @pytest.mark.parametrize("without_scipy", [False, True], ids=["scipy", "numpy-fallback"])
 def test_resampling_keeps_the_signal(monkeypatch, tmp_path: Path, without_scipy: bool):
     if without_scipy:
