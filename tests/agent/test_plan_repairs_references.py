@@ -8,7 +8,7 @@ repair is recorded with its reason.
 import pytest
 
 from hugginggpt.agent.plan.passes import validate_plan
-from hugginggpt.tools.resources.mentions import request_files
+from hugginggpt.tools.resources.mentions import request_files, table_files
 from hugginggpt.tools import task_table
 
 
@@ -121,6 +121,18 @@ def test_list_arguments_are_repaired_item_by_item(known):
 def test_request_files_by_kind_in_order():
     found = request_files("Use 'example.jpg', then b.PNG, talk.wav and https://x.org/clip.mp4; example.jpg again")
     assert found == {"image": ["example.jpg", "b.PNG"], "audio": ["talk.wav"], "video": ["https://x.org/clip.mp4"]}
+
+
+def test_file_names_written_against_unspaced_scripts_are_found():
+    # Chinese, Japanese and Korean text glue the next word to a name; a name in those scripts stays whole
+    assert request_files("我想检查一张example.jpg里是否有车")["image"] == ["example.jpg"]
+    assert request_files("你好，我有一张名为example.jpg的图片，还有音频文件talk.wav中的内容")["audio"] == ["talk.wav"]
+    assert request_files("このポスターflyer.jpgに何が書いてある？")["image"] == ["flyer.jpg"]
+    assert request_files("match.mp4에서 무슨 스포츠?")["video"] == ["match.mp4"]
+    assert request_files("庭.jpg の奥行きと ポーズ参考.jpg")["image"] == ["庭.jpg", "ポーズ参考.jpg"]
+    assert request_files("打开 /data/猫example.jpg")["image"] == ["/data/猫example.jpg"]
+    assert table_files("根据sales.csv，哪个城市最高？") == ["sales.csv"]
+    assert request_files("photo.jpgs are not a.jpg_old nor b.jpg2") == {"image": [], "audio": [], "video": []}
 
 
 def test_a_media_argument_that_describes_instead_of_naming_a_file_is_repaired(known):

@@ -60,8 +60,10 @@ def test_the_answer_path_check_runs_in_linear_time(text: str):
     assert cpu_seconds(unknown_paths, text, set()) < CPU_BOUND_S
 
 
-@pytest.mark.parametrize("text", ["a" * N, "a" * N + ".png", "x." * N, "%~:" * (N // 3) + "y"],
-                         ids=["long-word", "long-word-with-suffix", "dots", "path-characters"])
+@pytest.mark.parametrize("text", ["a" * N, "a" * N + ".png", "x." * N, "%~:" * (N // 3) + "y",
+                                  "一a" * (N // 2) + ".png", "一" * N + "a.png一"],
+                         ids=["long-word", "long-word-with-suffix", "dots", "path-characters", "scripts-alternating",
+                              "unspaced-before-a-name"])
 def test_the_request_file_scan_runs_in_linear_time(text: str):
     assert cpu_seconds(request_files, text) < CPU_BOUND_S
     assert cpu_seconds(media_kind_of, text) < CPU_BOUND_S

@@ -23,9 +23,14 @@ from hugginggpt.tools.table import MEDIA_KINDS
 _MEDIA_EXTENSIONS = {kind: sorted(s.lstrip(".") for s in suffixes) for kind, suffixes in MEDIA_SUFFIXES.items()}
 # A match starts only where a run of path characters starts (the lookbehind), so a long word is
 # scanned once, not once per position: linear time.
+# The suffix ends where no ASCII letter or digit follows: in Chinese or Japanese text the next word follows
+# without a space ("example.jpg里", "flyer.jpgに").
 _FILE_NAME = re.compile(r"(?<![\w\-./:%~])[\w\-./:%~]+\.(" + "|".join(e for x in _MEDIA_EXTENSIONS.values() for e in x)
-                        + r")\b", re.IGNORECASE)
-_TABLE_NAME = re.compile(r"(?<![\w\-./:%~])[\w\-./:%~]+\.(csv|tsv|xlsx?|json)\b", re.IGNORECASE)
+                        + r")(?![A-Za-z0-9_])", re.IGNORECASE)
+_TABLE_NAME = re.compile(r"(?<![\w\-./:%~])[\w\-./:%~]+\.(csv|tsv|xlsx?|json)(?![A-Za-z0-9_])", re.IGNORECASE)
+#: Letters of scripts written without spaces between words (Han, kana, Hangul syllables, Thai, full-width
+#: forms): a file name written in Latin letters right after them starts where they end ("一张example.jpg").
+_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]+")
 _WEB_URL = re.compile(r"https?://[^\s'\"<>()\[\]{}]+")
 
 #: Documents, archives, keys, databases and model files: a name with one of these (or a media or data
@@ -53,19 +58,34 @@ def media_kind_of(value: str) -> str | None:
     return kind if kind in MEDIA_KINDS else None
 
 
+def _unglued(name: str) -> str:
+    """``name`` without the words of an unspaced script written before it: ``一张example.jpg`` is
+    ``example.jpg``. A name that is in such a script (``庭.jpg``), or a path through a folder before
+    them (``/data/猫example.jpg``), is kept whole."""
+    runs = list(_UNSPACED.finditer(name))
+    if not runs:
+        return name
+    cut = runs[-1].end()
+    tail, head = name[cut:], name[:cut]
+    if "/" in head or "\\" in head or not tail or tail[0] == "." or "." not in tail:
+        return name
+    return tail
+
+
 def request_files(request: str) -> dict[str, list[str]]:
     """The media files and URLs a request names, by kind, in order of appearance."""
     found: dict[str, list[str]] = {kind: [] for kind in MEDIA_KINDS}
     for match in _FILE_NAME.finditer(request or ""):
-        kind = media_kind_of(match.group(0))
-        if kind and match.group(0) not in found[kind]:
-            found[kind].append(match.group(0))
+        name = _unglued(match.group(0))
+        kind = media_kind_of(name)
+        if kind and name not in found[kind]:
+            found[kind].append(name)
     return found
 
 
 def table_files(text: str) -> list[str]:
     """The table files ``text`` names (``.csv``, ``.tsv``, ``.xls``/``.xlsx``, ``.json``), in order."""
-    return [match.group(0) for match in _TABLE_NAME.finditer(text or "")]
+    return [_unglued(match.group(0)) for match in _TABLE_NAME.finditer(text or "")]
 
 
 def web_urls(text: str) -> list[str]:
