@@ -6,6 +6,12 @@ The planner holds a plan's first task to tasks that read only what the request g
 has no earlier result to read): ``{"prefixItems": [first], "items": next, "maxItems": n}``. Everything else
 is llama-cpp-python's converter (``llama_cpp.llama_grammar.SchemaConverter``), so grammars of schemas
 without that pair are the ones llama-cpp-python makes.
+
+Every structured answer of the embedded model decodes under ``schema_llama_grammar(schema)``: made once
+per schema (an LRU keyed by the schema's JSON, key order kept: it is the grammar's property order), where
+llama-cpp-python converts the response format's schema again on every call (docs/PERFORMANCE.md). A
+``LlamaGrammar`` (llama-cpp-python 0.3) holds only the GBNF text: llama.cpp parses it into a fresh grammar
+sampler, with its own state, for each completion, so one object serves every call and thread.
 """
 
 from __future__ import annotations
@@ -69,4 +75,20 @@ def needs_own_grammar(schema: Any) -> bool:
 
 def schema_grammar(schema: dict[str, Any]) -> str:
     """The GBNF text of ``schema`` (cached by the schema's JSON)."""
-    return _grammar_text(json.dumps(schema, ensure_ascii=False))  # key order is property order
+    return _grammar_text(_key(schema))
+
+
+def schema_llama_grammar(schema: dict[str, Any]) -> Any:
+    """The ``llama_cpp.LlamaGrammar`` of ``schema``, made once per schema (cached by the schema's JSON)."""
+    return _llama_grammar(_key(schema))
+
+
+def _key(schema: dict[str, Any]) -> str:
+    return json.dumps(schema, ensure_ascii=False)  # not sorted: key order is property order
+
+
+@lru_cache(maxsize=64)
+def _llama_grammar(schema_json: str) -> Any:
+    from llama_cpp import LlamaGrammar
+
+    return LlamaGrammar.from_string(_grammar_text(schema_json), verbose=False)

@@ -53,7 +53,7 @@ from hugginggpt.errors import LLMError
 from hugginggpt.llm import compute_thread
 from hugginggpt.llm.content import REPETITION, content_text
 from hugginggpt.llm.fair_lock import FairLock
-from hugginggpt.llm.json_grammar import needs_own_grammar, schema_grammar
+from hugginggpt.llm.json_grammar import needs_own_grammar, schema_llama_grammar
 from hugginggpt.llm.repetition import RepetitionStop, stopping_repetition
 from hugginggpt.llm.tool_calls import (
     ParsedToolCalls,
@@ -284,14 +284,21 @@ def call_schema(tools: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _own_grammar(params: dict[str, Any]) -> None:
-    """A response format whose schema llama-cpp-python's converter would misread (``prefixItems`` then
-    ``items``) is decoded under the grammar of ``llm/json_grammar.py`` instead."""
+    """A response format's schema is decoded under the grammar of ``llm/json_grammar.py``, made once per
+    schema (llama-cpp-python would convert it on every call, and misread ``prefixItems`` then ``items``).
+    A schema our converter cannot read is left to llama-cpp-python unless it needs our reading of that
+    pair: llama-cpp-python then falls back to any JSON object, as it always did."""
     schema = (params.get("response_format") or {}).get("schema")
-    if schema and needs_own_grammar(schema):
-        from llama_cpp import LlamaGrammar
-
-        params.pop("response_format")
-        params["grammar"] = LlamaGrammar.from_string(schema_grammar(schema), verbose=False)
+    if not schema:
+        return
+    try:
+        grammar = schema_llama_grammar(schema)
+    except Exception:
+        if needs_own_grammar(schema):
+            raise
+        return
+    params.pop("response_format")
+    params["grammar"] = grammar
 
 
 def template_renders_tools(llama: Any) -> bool:
