@@ -34,6 +34,7 @@ from hugginggpt.server.agents import AgentPool
 from hugginggpt.server.errors import ApiError
 from hugginggpt.server.settings import ServerSettings
 from hugginggpt.server.stages import Links, run_files, stage_events
+from hugginggpt.server.wire import wire_bytes
 from hugginggpt.tools.resources.atomic import atomic_write
 from hugginggpt.tools.results import clip_values
 
@@ -98,8 +99,9 @@ class Run:
         """Write ``run.json`` in the run's folder: its summary, what is left of it after the process."""
         summary = {k: v for k, v in self.summary().items() if k != "events"}
         try:
-            atomic_write(self.folder / RECORD, lambda fh: fh.write(json.dumps(summary, ensure_ascii=False,
-                                                                               default=str).encode("utf-8")))
+            # wire_bytes: a lone surrogate a model wrote is U+FFFD here too, as in every answer
+            atomic_write(self.folder / RECORD, lambda fh: fh.write(wire_bytes(json.dumps(summary, ensure_ascii=False,
+                                                                                         default=str))))
         except OSError as exc:  # a removed or full folder: the run still ends
             log.warning("run %s: cannot write its record: %s", self.id, error_line(exc))
 

@@ -512,6 +512,8 @@ def test_a_lone_surrogate_in_model_text_reaches_every_client_as_a_replacement_ch
         assert events[-1]["status"] == "done"
         assert next(e for e in events if e.get("event") == "response")["output"].endswith("\ufffd!")
         assert client.get(f"/runs/{run_id}").json()["output"].endswith("\ufffd!")
+        records = list(server.app.state.settings.runs_dir.rglob("run.json"))  # what is left after the process
+        assert len(records) == 1 and json.loads(records[0].read_text("utf-8"))["output"].endswith("\ufffd!")
         completion = client.post("/v1/chat/completions", json={"messages": [{"role": "user", "content": "hi"}]})
         assert completion.status_code == 200
         assert completion.json()["choices"][0]["message"]["content"].endswith("\ufffd!")
