@@ -216,6 +216,11 @@ class _Attempt:
         return None
 
     async def run(self, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
+        """The answer planning keeps (``_choose``), with a note when it makes none of a wanted kind."""
+        return self._noted(await self._choose(messages, config))
+
+    async def _choose(self, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
+        """The first answer when it can be used; else the re-ask's, unless ``_replaces`` keeps the first."""
         if not self.tasks:
             return _Answer(Plan(), [{"task_id": None, "reason": "no tools available: answering directly",
                                      "pass": "planner"}], None)
@@ -227,28 +232,29 @@ class _Attempt:
         except PlanError as exc:
             error = str(exc)
         if error is None and best is not None:
-            return self._noted(best)
+            return best
         reask = [*messages, AIMessage(self.raw_outputs[-1]), HumanMessage(render_prompt("planning_reask", error=error))]
         try:
             second = self._validate(await self._ask(reask, config, "planning-reask"))
         except PlanError as exc:
             if best is None:
                 raise PlanError(f"planning failed twice: {error}; then: {exc}") from None
-            return self._noted(best)
+            return best
         if best is None or _replaces(second, best):
             second.repairs = [{"task_id": None, "reason": f"re-asked after: {error}", "pass": "planner"}, *second.repairs]
-            return self._noted(second)
+            return second
         best.repairs = [*best.repairs, {"task_id": None, "pass": "planner", "reason": (
             f"re-asked after: {error}; the second answer was not used ("
             + ("it has no task" if not second.plan.tasks else "it loses more tasks to rejections") + ")")}]
-        return self._noted(best)
+        return best
 
     def _noted(self, answer: _Answer) -> _Answer:
         """``answer`` with a note in its repairs when its plan makes none of a kind it says the user wants."""
-        missing = undelivered(answer.plan, answer.wants or [], self.tasks)
+        wants = answer.wants or []
+        missing = undelivered(answer.plan, wants, self.tasks)
         if missing and answer.plan.tasks:
             answer.repairs = [*answer.repairs, {"task_id": None, "pass": "planner",
-                                                "reason": wants_note(missing, answer.wants or [], self.tasks)}]
+                                                "reason": wants_note(missing, wants, self.tasks)}]
         return answer
 
 
