@@ -24,3 +24,18 @@ def test_known_files_and_prose_are_left_alone():
     text = ("The image file:///runs/r1/outputs/a.png (also outputs/a.png and cat.jpg) was made with Node.js "
             "on example.com, v1.2.3, and/or TCP/IP at ~5 km/s ... ./run it; e.g. 1.5x, i.e. done.")
     assert unknown_paths(text, FILES) == []
+
+
+@pytest.mark.parametrize("answer, named", [
+    ("我生成了fake.png文件。", "fake.png"),          # the name glued to the words on both sides
+    ("出力はfake.wavです", "fake.wav"),
+    ("결과는fake.mp4에 저장했습니다", "fake.mp4"),
+])
+def test_a_name_glued_to_chinese_japanese_or_korean_words_is_read_alone(answer, named):
+    assert unknown_paths(answer, set()) == [named]
+    assert unknown_paths(answer, {"/ws/outputs/" + named}) == []  # the run's own file is known by its name
+
+
+def test_a_name_in_those_scripts_is_kept_whole():
+    assert unknown_paths("已生成 庭.jpg文件", {"/ws/outputs/庭.jpg"}) == []
+    assert unknown_paths("a.png和b.png", {"/ws/a.png"}) == ["b.png"]

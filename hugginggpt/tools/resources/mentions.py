@@ -31,6 +31,9 @@ _TABLE_NAME = re.compile(r"(?<![\w\-./:%~])[\w\-./:%~]+\.(csv|tsv|xlsx?|json)(?!
 #: Letters of scripts written without spaces between words (Han, kana, Hangul syllables, Thai, full-width
 #: forms): a file name written in Latin letters right after them starts where they end ("一张example.jpg").
 _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]+")
+#: A file suffix written right before such words ("output.png文件"): the name ends with the suffix.
+_GLUED_SUFFIX = re.compile(r"(\.[A-Za-z0-9]{1,8})(?=[\u0e00-\u0e7f\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+                           r"\uff00-\uffef])")
 _WEB_URL = re.compile(r"https?://[^\s'\"<>()\[\]{}]+")
 
 #: Documents, archives, keys, databases and model files: a name with one of these (or a media or data
@@ -113,9 +116,11 @@ def mentioned_paths(text: str) -> list[str]:
     """The paths ``text`` mentions outside URLs (``file:`` URLs: ``file_urls``), in order, each once:
     every absolute or home path (``/etc/passwd``, ``~/.ssh/id_rsa``, ``C:\\x``), relative path through
     a hidden or parent folder (``.ssh/id_rsa``, ``../secret``), and file name with a media, data
-    (``sniff.file_kind``) or document suffix (``out.png``, ``report.docx``)."""
+    (``sniff.file_kind``) or document suffix (``out.png``, ``report.docx``). In Chinese, Japanese or
+    Korean text a name glued to the words around it is read alone (``生成了output.png文件``: ``output.png``)."""
     found: list[str] = []
-    for match in _PATH_RUN.finditer(URL.sub(" ", _FILE_URL.sub(" ", text))):
+    text = _GLUED_SUFFIX.sub(r"\1 ", URL.sub(" ", _FILE_URL.sub(" ", text)))
+    for match in _PATH_RUN.finditer(text):
         mention = _mentioned_path(match.group(0))
         if mention is not None and mention not in found:
             found.append(mention)
@@ -124,7 +129,7 @@ def mentioned_paths(text: str) -> list[str]:
 
 def _mentioned_path(run: str) -> str | None:
     """The path a run of path characters names (see ``mentioned_paths``), else None."""
-    run = run.rstrip(".:,").lstrip(":,")
+    run = _unglued(run.rstrip(".:,").lstrip(":,"))
     if run.startswith("..."):  # an ellipsis before a name
         run = run.lstrip(".")
     if _ROOTED.match(run) or file_kind(run) is not None or _DOCUMENT_NAME.search(run):
