@@ -109,8 +109,9 @@ TABLE: tuple[Setting, ...] = (
             "loopback and link-local addresses"),
     Setting("HUGGINGGPT_MAX_IMAGE_PIXELS", "89478485", "most pixels of an input image (Pillow's warning threshold)"),
     Setting("HUGGINGGPT_MAX_AUDIO_SECONDS", "3600", "longest input audio, in seconds"),
-    Setting("HUGGINGGPT_MAX_AUDIO_SAMPLES", str(3600 * 48_000 * 2), "most samples (frames x channels) of an "
-            "input audio: an hour of 48 kHz stereo"),
+    Setting("HUGGINGGPT_MAX_AUDIO_SAMPLES", "64000000", "most samples (frames x channels) of an input audio: "
+            "about an hour of 16 kHz mono, 22 minutes of 48 kHz mono or 11 minutes of 48 kHz stereo (decoding "
+            "costs CPU in proportion: about 1 s at this limit)"),
     Setting("HUGGINGGPT_MAX_VIDEO_PIXELS", str(64 << 20), "most pixels of the frames sampled from one video, "
             "together (larger frames are scaled down)"),
 )

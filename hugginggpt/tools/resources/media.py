@@ -44,7 +44,8 @@ DEFAULT_MAX_AUDIO_SECONDS = float(config.default("max_audio_seconds"))
 #: Sample rates outside this range are no real recording (a 1 Hz WAV asked for gigabytes when resampled).
 MIN_SAMPLE_RATE, MAX_SAMPLE_RATE = 1_000, 768_000
 MAX_AUDIO_SAMPLES_ENV = config.var("max_audio_samples")
-#: Frames x channels of one input: an hour of 48 kHz stereo (1.3 GiB as float32 before downmixing).
+#: Frames x channels of one input: about an hour of 16 kHz mono, 11 minutes of 48 kHz stereo. Decoding
+#: costs CPU in proportion to the samples: about 1 s at this limit (SECURITY.md, "Known limits").
 DEFAULT_MAX_AUDIO_SAMPLES = int(config.default("max_audio_samples"))
 #: Audio is decoded this many samples (frames x channels) at a time and downmixed block by block.
 AUDIO_BLOCK_SAMPLES = 1 << 20
@@ -81,7 +82,8 @@ def max_audio_seconds() -> float:
 
 
 def max_audio_samples() -> int:
-    """The most samples (frames x channels) an input audio may hold (``HUGGINGGPT_MAX_AUDIO_SAMPLES``)."""
+    """The most samples (frames x channels) an input audio may hold (``HUGGINGGPT_MAX_AUDIO_SAMPLES``,
+    default 64,000,000)."""
     return int(_limit("max_audio_samples", DEFAULT_MAX_AUDIO_SAMPLES))
 
 
@@ -127,7 +129,8 @@ def _check_audio_length(frames: int, rate: float, channels: int, path: str | Pat
     samples = max_audio_samples()
     if frames * max(channels, 1) > samples:
         raise ResourceError(None, f"audio {path} holds {frames * channels:,} samples ({channels} channel(s) of "
-                                  f"{frames:,} frames); at most {samples:,} ({MAX_AUDIO_SAMPLES_ENV})")
+                                  f"{frames:,} frames, {seconds:,.0f} s); at most {samples:,} "
+                                  f"(set {MAX_AUDIO_SAMPLES_ENV} higher to accept it)")
 
 
 def _soundfile():
