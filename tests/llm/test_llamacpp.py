@@ -128,6 +128,7 @@ def test_grammar_schema_drops_only_the_bounds_a_grammar_cannot_spell_out():
     assert schema["properties"]["text"]["maxLength"] == 200_000  # the tool's own schema is left as it was
 
 
+@pytest.mark.slow
 def test_a_required_call_among_several_tools_is_one_call_whatever_the_model_would_write(smollm_path):
     """tool_choice="any" with several tools (create_agent's ToolStrategy binds so): the grammar lets the
     model write only a call of one of them, even with the task table's long text bounds."""
