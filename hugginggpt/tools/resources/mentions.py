@@ -30,10 +30,10 @@ _FILE_NAME = re.compile(r"(?<![\w\-./:%~])[\w\-./:%~]+\.(" + "|".join(e for x in
 _TABLE_NAME = re.compile(r"(?<![\w\-./:%~])[\w\-./:%~]+\.(csv|tsv|xlsx?|json)(?![A-Za-z0-9_])", re.IGNORECASE)
 #: Letters of scripts written without spaces between words (Han, kana, Hangul syllables, Thai, full-width
 #: forms): a file name written in Latin letters right after them starts where they end ("一张example.jpg").
-_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]+")
+_UNSPACED_LETTER = r"[\u0e00-\u0e7f\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef]"
+_UNSPACED = re.compile(_UNSPACED_LETTER + "+")
 #: A file suffix written right before such words ("output.png文件"): the name ends with the suffix.
-_GLUED_SUFFIX = re.compile(r"(\.[A-Za-z0-9]{1,8})(?=[\u0e00-\u0e7f\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
-                           r"\uff00-\uffef])")
+_GLUED_SUFFIX = re.compile(r"(\.[A-Za-z0-9]{1,8})(?=" + _UNSPACED_LETTER + ")")
 _WEB_URL = re.compile(r"https?://[^\s'\"<>()\[\]{}]+")
 
 #: Documents, archives, keys, databases and model files: a name with one of these (or a media or data
