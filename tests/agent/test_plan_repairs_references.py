@@ -131,6 +131,7 @@ def test_file_names_written_against_unspaced_scripts_are_found():
     assert request_files("match.mp4에서 무슨 스포츠?")["video"] == ["match.mp4"]
     assert request_files("庭.jpg の奥行きと ポーズ参考.jpg")["image"] == ["庭.jpg", "ポーズ参考.jpg"]
     assert request_files("打开 /data/猫example.jpg")["image"] == ["/data/猫example.jpg"]
+    assert request_files("画像は/tmp/猫/in.png です")["image"] == ["/tmp/猫/in.png"]
     assert table_files("根据sales.csv，哪个城市最高？") == ["sales.csv"]
     assert request_files("photo.jpgs are not a.jpg_old nor b.jpg2") == {"image": [], "audio": [], "video": []}
 

@@ -39,3 +39,9 @@ def test_a_name_glued_to_chinese_japanese_or_korean_words_is_read_alone(answer, 
 def test_a_name_in_those_scripts_is_kept_whole():
     assert unknown_paths("已生成 庭.jpg文件", {"/ws/outputs/庭.jpg"}) == []
     assert unknown_paths("a.png和b.png", {"/ws/a.png"}) == ["b.png"]
+
+
+def test_words_glued_before_an_absolute_path_are_not_a_folder_of_it():
+    # "saved at/tmp/猫/out.png": the path starts at the slash, its folders keep their own letters
+    assert unknown_paths("画像は/tmp/猫/out.png に保存しました", set()) == ["/tmp/猫/out.png"]
+    assert unknown_paths("结果保存在~/图片/out.png中", set()) == ["~/图片/out.png"]

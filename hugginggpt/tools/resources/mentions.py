@@ -64,10 +64,13 @@ def media_kind_of(value: str) -> str | None:
 def _unglued(name: str) -> str:
     """``name`` without the words of an unspaced script written before it: ``一张example.jpg`` is
     ``example.jpg``. A name that is in such a script (``庭.jpg``), or a path through a folder before
-    them (``/data/猫example.jpg``), is kept whole."""
+    them (``/data/猫example.jpg``), is kept whole; words written right before an absolute or home path are
+    not a folder of it (``画像は/tmp/猫/out.png`` is ``/tmp/猫/out.png``)."""
     runs = list(_UNSPACED.finditer(name))
     if not runs:
         return name
+    if runs[0].start() == 0 and _ROOTED.match(name, runs[0].end()):  # 保存在/data/猫/x.jpg: the rooted path
+        return name[runs[0].end():]
     cut = runs[-1].end()
     tail, head = name[cut:], name[:cut]
     if "/" in head or "\\" in head or not tail or tail[0] == "." or "." not in tail:
