@@ -103,8 +103,15 @@ class TaskSpec(BaseModel):
     #: For a task whose output is a condition map (ControlNet's annotators): the task that draws a picture
     #: along that map. A text-guided image task reading the map is that task (``agent/plan/references.py``).
     drawn_by: str | None = None
-    #: Whether this task draws a picture along a condition map (the ControlNet drawings).
-    draws_on_map: bool = False
+    #: For a task that draws a picture along a condition map (the ControlNet drawings): the task that makes
+    #: that map from a photo (openpose-text-to-image's is openpose-control, depth-text-to-image's
+    #: depth-estimation). A drawing reading a photo the user gives reads that task's map of it instead.
+    map_by: str | None = None
+
+    @property
+    def draws_on_map(self) -> bool:
+        """Whether this task draws a picture along a condition map (``map_by`` makes the map)."""
+        return self.map_by is not None
 
     @field_validator("args")
     @classmethod
@@ -202,6 +209,10 @@ def parse_table(data: Any, source: str = "task table") -> tuple[dict[str, TaskSp
             specs[name] = TaskSpec(name=name, **entry)
         except (ValidationError, TypeError) as exc:
             raise TaskTableError(f"{source}: task {name!r}: {_table_error(exc)}") from None
+    for name, spec in specs.items():
+        for field, other in (("drawn_by", spec.drawn_by), ("map_by", spec.map_by)):
+            if other is not None and other not in specs:
+                raise TaskTableError(f"{source}: task {name!r}: {field} names {other!r}, which is no task of the table")
     not_tools = data.get("not_tools") or {}
     if not isinstance(not_tools, dict) or not all(isinstance(v, str) and v for v in not_tools.values()):
         raise TaskTableError(f"{source}: 'not_tools' must map task names to a reason")

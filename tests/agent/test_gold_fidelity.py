@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from hugginggpt.agent.plan import validate_plan
 from hugginggpt.agent.plan.check import problems
-from hugginggpt.agent.plan.context import PlanContext
+from hugginggpt.agent.plan.context import PlanContext, given_files
 from hugginggpt.agent.plan.parse import read_plan
 from hugginggpt.agent.request import AgentRequest
 from hugginggpt.tools.table import task_table
@@ -116,7 +116,8 @@ def test_every_real_request_gold_plan_can_run_and_comes_back_unchanged():
         history = " ".join(turn["content"] for turn in row.get("history") or [])
         read, _ = read_plan(row["plan"])
         assert problems(read, PlanContext.of(ALL_TASKS, f"{history}\n{request}")) == [], row["id"]
-        validated, repairs = validate_plan(row["plan"], ALL_TASKS, f"{history}\n{request}")
+        given = given_files(request, tuple(row.get("files") or []))
+        validated, repairs = validate_plan(row["plan"], ALL_TASKS, f"{history}\n{request}", given=given)
         assert _core(validated.as_list()) == _core(row["plan"]), (row["id"], [r["reason"] for r in repairs])
 
 
@@ -148,7 +149,12 @@ def runnable_plans(draw):
                     and any(a.kind == "text" for a in info.args)):
                 # an edit or restyling of a condition map is no correct plan: its drawing task draws along it
                 producers = [p for p in producers if not ALL_TASKS[plan[p]["task"]].drawn_by]
-            if kind in _FILES:
+            if kind == "image" and info.draws_on_map:
+                # a drawing along a condition map reads a map, never a photo the user gives
+                options = [f"<resource>-{p}" for p in producers]
+                if not options:
+                    break
+            elif kind in _FILES:
                 options = _FILES[kind] + [f"<resource>-{p}" for p in producers]
             elif kind == "text":
                 options = _TEXTS + [f"<resource>-{p}" for p in producers]

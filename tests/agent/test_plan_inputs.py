@@ -116,7 +116,8 @@ def test_a_table_file_the_request_does_not_give_rejects_its_task():
 def test_a_file_from_the_conversation_so_far_can_be_read():
     raw = [step("canny-text-to-image", 0, image="/images/f16d.png", text="a zoo")]
     history = "Sure, the canny image is at /images/f16d.png."
-    plan, repairs = validate_plan(raw, TASKS, f"{history}\nnow draw a zoo along it")
+    # the request itself gives no file: the map was made in an earlier turn, and is drawn along as written
+    plan, repairs = validate_plan(raw, TASKS, f"{history}\nnow draw a zoo along it", given=[])
     assert [t.task for t in plan.tasks] == ["canny-text-to-image"] and repairs == []
 
 
@@ -156,6 +157,35 @@ def test_maps_that_taskbench_edits_and_drawings_along_another_map_stay():
     assert validate_plan(depth_edit, TASKS, "depth of a.jpg, then edit it blue")[0].as_list()[1]["task"] == "image-text-to-image"
     other_map = [step("hed-control", 0, image="a.jpg"), step("canny-text-to-image", 1, image="<resource>-0", text="a fox")]
     assert problems(read_plan(other_map)[0], PlanContext.of(TASKS, "a.jpg")) == []
+
+
+def test_a_drawing_on_a_photo_the_user_gives_draws_along_that_photos_map():
+    # "take the pose from kick.jpg, make a knight doing it, then animate it", in any language
+    raw = [step("openpose-text-to-image", 0, image="photos/kick.jpg", text="a knight in armor"),
+           step("image-to-video", 1, image="<resource>-0")]
+    plan, repairs = validate_plan(raw, TASKS, "参考 photos/kick.jpg 的姿势，画一个骑士，然后让它动起来")
+    assert plan.as_list() == [
+        {"task": "openpose-control", "id": 0, "dep": [], "args": {"image": "photos/kick.jpg"}},
+        {"task": "openpose-text-to-image", "id": 1, "dep": [0], "args": {"image": "<resource>-0", "text": "a knight in armor"}},
+        {"task": "image-to-video", "id": 2, "dep": [1], "args": {"image": "<resource>-1"}}]
+    assert "openpose-control" in repairs[0]["reason"] and "photos/kick.jpg" in repairs[0]["reason"]
+    # the map the plan already makes of that photo is read; depth and segments have their own makers
+    raw = [step("depth-estimation", 0, image="attic.jpg"), step("depth-text-to-image", 1, image="attic.jpg", text="a studio"),
+           step("seg-text-to-image", 2, image="attic.jpg", text="a garden")]
+    plan, _ = validate_plan(raw, TASKS, "attic.jpg: depth drawing of a studio, segment drawing of a garden")
+    assert [(t.task, t.args["image"]) for t in plan.tasks] == [
+        ("depth-estimation", "attic.jpg"), ("depth-text-to-image", "<resource>-0"),
+        ("image-segmentation", "attic.jpg"), ("seg-text-to-image", "<resource>-2")]
+
+
+def test_a_map_the_plan_makes_is_drawn_along_as_written():
+    chained = [step("canny-control", 0, image="a.jpg"), step("canny-text-to-image", 1, image="<resource>-0", text="a fox")]
+    assert validate_plan(chained, TASKS, "canny edges of a.jpg, then a fox along them")[1] == []
+    # ids written out of order are kept: the map task takes the next free id
+    raw = [step("image-to-text", 5, image="a.jpg"), step("canny-text-to-image", 2, image="a.jpg", text="<resource>-5")]
+    plan, _ = validate_plan(raw, TASKS, "caption a.jpg, draw the caption along its edges")
+    assert [(t.id, t.task, t.args["image"]) for t in plan.tasks] == [
+        (5, "image-to-text", "a.jpg"), (6, "canny-control", "a.jpg"), (2, "canny-text-to-image", "<resource>-6")]
 
 
 # ----- what the user wants back

@@ -135,6 +135,16 @@ def test_unknown_output_and_category_are_rejected():
         parse_table(data)
 
 
+@pytest.mark.parametrize("field", ["drawn_by", "map_by"])
+def test_a_drawing_or_map_task_must_be_in_the_table(field):
+    data = _table()
+    data["tasks"]["my-task"][field] = "pencil-control"
+    with pytest.raises(TaskTableError, match=f"{field} names 'pencil-control'"):
+        parse_table(data)
+    table = task_table()
+    assert all(table[spec.map_by].produces("image") for spec in table.values() if spec.map_by)
+
+
 def test_a_task_cannot_be_both_tool_and_not_tool():
     data = _table()
     data["not_tools"] = {"my-task": "because"}

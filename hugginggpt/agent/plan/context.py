@@ -5,7 +5,7 @@ language (file names, URLs, task kinds).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from hugginggpt.agent.plan.model import MAX_TASKS
@@ -57,12 +57,23 @@ class PlanContext:
     files: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     rejected: frozenset[int] = frozenset()
     """Ids of the tasks earlier passes took out (``passes.run_passes`` keeps it)."""
+    given: tuple[str, ...] = ()
+    """The files the user gives with this request (``given_files``), not those of the conversation before
+    it: what the user brings for the plan to work on."""
 
     @classmethod
     def of(cls, known: Mapping[str, TaskSpec], request: str | None = None,
-           max_tasks: int | None = MAX_TASKS) -> "PlanContext":
+           max_tasks: int | None = MAX_TASKS, given: Collection[str] | None = None) -> "PlanContext":
+        """The context of a plan for ``request``; ``given``: the files this request gives when ``request``
+        holds more than it (the conversation so far), else ``request``'s own files."""
         files = {kind: tuple(names) for kind, names in request_files(request or "").items()}
-        return cls(known=known, request=request, max_tasks=max_tasks, files=files)
+        given = tuple(given) if given is not None else tuple(given_files(request or ""))
+        return cls(known=known, request=request, max_tasks=max_tasks, files=files, given=given)
+
+    def gives(self, value: str) -> bool:
+        """Whether ``value`` is a file the user gives with this request (as written, or by its last path part)."""
+        name = value.strip().strip("'\"")
+        return bool(name) and any(name == f or last_part(name) == last_part(f) for f in self.given)
 
     def names_file(self, value: str) -> bool:
         """Whether the request names the file ``value`` (as written, or by its last path part)."""

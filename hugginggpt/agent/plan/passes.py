@@ -26,7 +26,8 @@ from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
 from hugginggpt.agent.plan.parse import read_plan
 from hugginggpt.agent.plan.preference import without_repeated_analyses
-from hugginggpt.agent.plan.references import drawings_on_maps, kind_true_references, readable_references
+from hugginggpt.agent.plan.references import (drawings_on_maps, drawings_on_photos, kind_true_references,
+                                              readable_references)
 from hugginggpt.agent.plan.validity import known_arguments, known_task_names, rebuilt_dep, runnable_graph
 from hugginggpt.tools.table import TaskSpec
 
@@ -49,6 +50,7 @@ PASSES: tuple[PlanPass, ...] = (
     PlanPass("repeats", "preference", without_repeated_analyses),
     PlanPass("kinds", "validity", kind_true_references),
     PlanPass("maps", "validity", drawings_on_maps),
+    PlanPass("photo-maps", "validity", drawings_on_photos),
     PlanPass("graph", "validity", runnable_graph),
     PlanPass("dep", "validity", rebuilt_dep),
 )
@@ -83,14 +85,18 @@ def run_passes(plan: Plan, ctx: PlanContext, *, without: Collection[str] = ()) -
 
 
 def validate_plan(raw: Any, known: Mapping[str, TaskSpec], request: str | None = None,
-                  max_tasks: int | None = MAX_TASKS, *, without: Collection[str] = ()) -> tuple[Plan, list[Repair]]:
+                  max_tasks: int | None = MAX_TASKS, *, without: Collection[str] = (),
+                  given: Collection[str] | None = None) -> tuple[Plan, list[Repair]]:
     """Read a parsed plan (``raw``: the answer's JSON) and run the passes on it with ``request`` (the
-    user's text as the planner read it; None when unknown: file checks are then skipped).
+    user's text as the planner read it, with the conversation before it if any; None when unknown: file
+    checks are then skipped).
 
     Returns the plan (only tasks that can run) and the repairs made. Raises ``PlanError`` only when
     ``raw`` is no plan at all. An empty plan is valid: the LLM answers directly. Only the first
     ``max_tasks`` tasks are kept (``None``: all). ``without``: switchable passes to leave out.
+    ``given``: the files the user gives with this request when ``request`` holds a conversation too
+    (``context.given_files`` of the request alone); None: every file ``request`` names.
     """
     plan, repairs = read_plan(raw, max_tasks)
-    plan, more = run_passes(plan, PlanContext.of(known, request, max_tasks), without=without)
+    plan, more = run_passes(plan, PlanContext.of(known, request, max_tasks, given), without=without)
     return plan, [*repairs, *more]

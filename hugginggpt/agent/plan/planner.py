@@ -194,7 +194,7 @@ class _Attempt:
 
     def _validate(self, asked: tuple[Any, list[Repair]]) -> _Answer:
         data, read_repairs = asked
-        plan, repairs = validate_plan(data, self.tasks, self.context)
+        plan, repairs = validate_plan(data, self.tasks, self.context, given=self.given)
         return _Answer(plan, [*read_repairs, *repairs], stated_wants(data))
 
     def _error(self, answer: _Answer) -> str | None:

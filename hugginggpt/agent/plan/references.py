@@ -195,6 +195,54 @@ def drawings_on_maps(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
     return plan.model_copy(update={"tasks": tasks}), repairs
 
 
+def drawings_on_photos(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
+    """A drawing along a condition map (a task with ``map_by``: openpose-text-to-image, depth-text-to-image)
+    whose image is a file the user gives with this request reads the map that ``map_by`` makes of that
+    file (openpose-control, depth-estimation) instead: a task of the plan that already makes it, else one
+    added right before the drawing (the tasks after it renumbered). A ControlNet drawing conditioned on a
+    photo follows no pose, edges or depth. A file of the conversation before the request (a map made
+    earlier) and an earlier task's result are read as written."""
+    if ctx.request is None or not ctx.given:
+        return plan, []
+    tasks = list(plan.tasks)
+    repairs: list[Repair] = []
+    position = 0
+    while position < len(tasks):
+        task = tasks[position]
+        spec = ctx.known.get(task.task)
+        maker = ctx.known.get(spec.map_by) if spec is not None and spec.map_by else None
+        into = next((a.name for a in maker.args if a.kind == "image"), None) if maker is not None else None
+        image = next((a.name for a in spec.args if a.kind == "image"), None) if maker is not None else None
+        value = task.args.get(image) if image is not None else None
+        if into is None or not isinstance(value, str) or whole_ref(value) is not None or not ctx.gives(value):
+            position += 1
+            continue
+        made = next((t for t in tasks if t.task == maker.name and t.args.get(into) == value), None)
+        if made is None:
+            ids = [t.id for t in tasks]
+            # renumbered only when every reference reads a task of the plan (none left by a rejection)
+            in_order = ids == sorted(ids) and all(t.references() <= set(ids) for t in tasks)
+            new_id = task.id if in_order else max(ids) + 1
+            if in_order:  # the ids from the drawing on move up by one
+                shift = {t.id: t.id + 1 for t in tasks if t.id >= new_id}
+                tasks = [t.model_copy(update={"id": shift.get(t.id, t.id), "args": replace_refs(t.args, shift)})
+                         for t in tasks]
+                task = tasks[position]
+            made = PlanTask(task=maker.name, id=new_id, args={into: value})
+            tasks.insert(position, made)
+            position += 1
+            how = f"task {made.id} ({maker.name}) added to make it"
+        else:
+            how = f"task {made.id} ({maker.name}) makes it"
+        tasks[position] = task.model_copy(update={"args": {**task.args, image: f"<resource>-{made.id}"}})
+        repairs.append({"task_id": task.id, "reason": f"{task.task} draws along the map {maker.name} makes, not on the "
+                                                      f"photo {value!r} the user gives: {how}"})
+        position += 1
+    if not repairs:
+        return plan, repairs
+    return plan.model_copy(update={"tasks": tasks}), repairs
+
+
 def makers_of(known: Mapping[str, TaskSpec], kind: str) -> list[str]:
     """The first four known tasks that make ``kind`` from no input of that kind (from a text, or from nothing)."""
     return [name for name, spec in known.items()
