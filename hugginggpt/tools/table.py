@@ -14,6 +14,7 @@ import yaml
 from pydantic import (
     BaseModel,
     ConfigDict,
+    Field,
     ValidationError,
     field_validator,
     model_validator,
@@ -108,6 +109,11 @@ class TaskSpec(BaseModel):
     #: depth-estimation). A drawing reading a photo the user gives reads that task's map of it instead.
     map_by: str | None = None
 
+    #: For a task that reads a text: the task that does the same job on a media file, by kind
+    #: (feature-extraction's image one is image-feature-extraction). A plan giving this task such a file
+    #: as its text runs that task on the file (``agent/plan/references.py``).
+    on_media: dict[str, str] = Field(default_factory=dict)
+
     @property
     def draws_on_map(self) -> bool:
         """Whether this task draws a picture along a condition map (``map_by`` makes the map)."""
@@ -122,6 +128,14 @@ class TaskSpec(BaseModel):
                 raise ValueError(f"duplicate argument {arg.name!r}")
             seen.add(arg.name)
         return args
+
+    @field_validator("on_media")
+    @classmethod
+    def _media_kinds(cls, on_media: dict[str, str]) -> dict[str, str]:
+        unknown = [kind for kind in on_media if kind not in MEDIA_KINDS]
+        if unknown:
+            raise ValueError(f"on_media kinds {unknown} are no media kinds ({', '.join(MEDIA_KINDS)})")
+        return on_media
 
     @field_validator("outputs")
     @classmethod
@@ -210,7 +224,8 @@ def parse_table(data: Any, source: str = "task table") -> tuple[dict[str, TaskSp
         except (ValidationError, TypeError) as exc:
             raise TaskTableError(f"{source}: task {name!r}: {_table_error(exc)}") from None
     for name, spec in specs.items():
-        for field, other in (("drawn_by", spec.drawn_by), ("map_by", spec.map_by)):
+        for field, other in (("drawn_by", spec.drawn_by), ("map_by", spec.map_by),
+                             *((f"on_media.{kind}", task) for kind, task in spec.on_media.items())):
             if other is not None and other not in specs:
                 raise TaskTableError(f"{source}: task {name!r}: {field} names {other!r}, which is no task of the table")
     not_tools = data.get("not_tools") or {}

@@ -178,6 +178,23 @@ def test_a_drawing_on_a_photo_the_user_gives_draws_along_that_photos_map():
         ("image-segmentation", "attic.jpg"), ("seg-text-to-image", "<resource>-2")]
 
 
+def test_a_media_file_given_as_a_text_runs_the_task_that_does_that_job_on_the_file():
+    raw = [step("depth-estimation", 0, image="shelf.jpg"), step("feature-extraction", 1, text="shelf.jpg"),
+           step("zero-shot-classification", 2, text="leaf.png", candidate_labels=["rust", "mildew"])]
+    plan, repairs = validate_plan(raw, TASKS, "Ich brauche von shelf.jpg eine Tiefenkarte und ein Embedding; leaf.png: Rost?")
+    assert [(t.task, t.args) for t in plan.tasks] == [
+        ("depth-estimation", {"image": "shelf.jpg"}), ("image-feature-extraction", {"image": "shelf.jpg"}),
+        ("zero-shot-image-classification", {"image": "leaf.png", "candidate_labels": ["rust", "mildew"]})]
+    assert "feature-extraction was given the file 'shelf.jpg'" in repairs[0]["reason"]
+    # a text that only mentions a file, a file the request does not give, or no such task offered: as written
+    kept = [step("feature-extraction", 0, text="a photo named shelf.jpg"), step("text-classification", 1, text="x.jpg")]
+    plan, repairs = validate_plan(kept, TASKS, "embed the words 'a photo named shelf.jpg' and classify the text of y.txt")
+    assert [t.task for t in plan.tasks] == ["feature-extraction", "text-classification"] and repairs == []
+    only_text = {n: TASKS[n] for n in ("feature-extraction",)}
+    assert validate_plan([step("feature-extraction", 0, text="shelf.jpg")], only_text, "embed shelf.jpg")[0].tasks[0].task \
+        == "feature-extraction"
+
+
 def test_a_map_the_plan_makes_is_drawn_along_as_written():
     chained = [step("canny-control", 0, image="a.jpg"), step("canny-text-to-image", 1, image="<resource>-0", text="a fox")]
     assert validate_plan(chained, TASKS, "canny edges of a.jpg, then a fox along them")[1] == []

@@ -135,11 +135,16 @@ def test_unknown_output_and_category_are_rejected():
         parse_table(data)
 
 
-@pytest.mark.parametrize("field", ["drawn_by", "map_by"])
-def test_a_drawing_or_map_task_must_be_in_the_table(field):
+@pytest.mark.parametrize("field, value, named", [("drawn_by", "pencil-control", "drawn_by"),
+                                                  ("map_by", "pencil-control", "map_by"),
+                                                  ("on_media", {"image": "pencil-control"}, "on_media.image")])
+def test_a_drawing_map_or_media_task_must_be_in_the_table(field, value, named):
     data = _table()
-    data["tasks"]["my-task"][field] = "pencil-control"
-    with pytest.raises(TaskTableError, match=f"{field} names 'pencil-control'"):
+    data["tasks"]["my-task"][field] = value
+    with pytest.raises(TaskTableError, match=f"{named} names 'pencil-control'"):
+        parse_table(data)
+    data["tasks"]["my-task"]["on_media"] = {"smell": "my-task"}
+    with pytest.raises(TaskTableError, match="no media kinds"):
         parse_table(data)
     table = task_table()
     assert all(table[spec.map_by].produces("image") for spec in table.values() if spec.map_by)

@@ -27,7 +27,7 @@ from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
 from hugginggpt.agent.plan.parse import read_plan
 from hugginggpt.agent.plan.preference import without_repeated_analyses
 from hugginggpt.agent.plan.references import (drawings_on_maps, drawings_on_photos, kind_true_references,
-                                              readable_references)
+                                              media_read_as_text, readable_references)
 from hugginggpt.agent.plan.validity import known_arguments, known_task_names, rebuilt_dep, runnable_graph
 from hugginggpt.tools.table import TaskSpec
 
@@ -47,6 +47,7 @@ PASSES: tuple[PlanPass, ...] = (
     PlanPass("task-names", "validity", known_task_names),
     PlanPass("arguments", "validity", known_arguments),
     PlanPass("references", "validity", readable_references),
+    PlanPass("media-text", "validity", media_read_as_text),
     PlanPass("repeats", "preference", without_repeated_analyses),
     PlanPass("kinds", "validity", kind_true_references),
     PlanPass("maps", "validity", drawings_on_maps),

@@ -18,6 +18,7 @@ from hugginggpt.agent.plan.check import is_placeholder, map_misread, readable_me
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, Repair, replace_refs, whole_ref
 from hugginggpt.agent.plan.validity import rejected
+from hugginggpt.tools.resources.mentions import media_kind_of
 from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
 
 
@@ -163,6 +164,40 @@ def kind_true_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repai
         return new
 
     return walk.run(fix, kinds=("text", *MEDIA_KINDS))
+
+
+def media_read_as_text(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
+    """A task that reads a text, given a media file of the request as that text (feature-extraction of
+    ``shoe.jpg``), becomes the task that does its job on that kind of file (``on_media`` in the task table:
+    image-feature-extraction), reading the file; its other arguments are kept where that task has them.
+    A file name as text is otherwise read as the words of its name."""
+    if ctx.request is None:
+        return plan, []
+    repairs: list[Repair] = []
+    tasks: list[PlanTask] = []
+    for task in plan.tasks:
+        spec = ctx.known.get(task.task)
+        swap = None
+        for arg in spec.args if spec is not None and spec.on_media else ():
+            value = task.args.get(arg.name)
+            if arg.value_kind != "text" or not isinstance(value, str) or not readable_media(value, ctx):
+                continue
+            target = ctx.known.get(spec.on_media.get(media_kind_of(value) or "", ""))
+            into = next((a.name for a in target.args if a.kind == media_kind_of(value)), None) if target else None
+            if target is not None and into is not None:
+                swap = (arg.name, target, into, value)
+                break
+        if swap is None:
+            tasks.append(task)
+            continue
+        name, target, into, value = swap
+        args = {into: value, **{k: v for k, v in task.args.items() if k != name and target.find_arg(k) is not None}}
+        tasks.append(task.model_copy(update={"task": target.name, "args": args}))
+        repairs.append({"task_id": task.id, "reason": f"{task.task} was given the file {value!r} as its {name}: "
+                                                      f"{target.name} does its job on a {media_kind_of(value)}"})
+    if not repairs:
+        return plan, repairs
+    return plan.model_copy(update={"tasks": tasks}), repairs
 
 
 def drawings_on_maps(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
