@@ -114,9 +114,9 @@ def test_every_real_request_gold_plan_can_run_and_comes_back_unchanged():
     for row in rows:
         request = AgentRequest(input=row["request"], files=row.get("files") or []).user_text()
         history = " ".join(turn["content"] for turn in row.get("history") or [])
-        read, _ = read_plan(row["plan"])
-        assert problems(read, PlanContext.of(ALL_TASKS, f"{history}\n{request}")) == [], row["id"]
         given = given_files(request, tuple(row.get("files") or []))
+        read, _ = read_plan(row["plan"])
+        assert problems(read, PlanContext.of(ALL_TASKS, f"{history}\n{request}", given=given)) == [], row["id"]
         validated, repairs = validate_plan(row["plan"], ALL_TASKS, f"{history}\n{request}", given=given)
         assert _core(validated.as_list()) == _core(row["plan"]), (row["id"], [r["reason"] for r in repairs])
 

@@ -163,7 +163,12 @@ def test_a_drawing_on_a_photo_the_user_gives_draws_along_that_photos_map():
     # "take the pose from kick.jpg, make a knight doing it, then animate it", in any language
     raw = [step("openpose-text-to-image", 0, image="photos/kick.jpg", text="a knight in armor"),
            step("image-to-video", 1, image="<resource>-0")]
-    plan, repairs = validate_plan(raw, TASKS, "参考 photos/kick.jpg 的姿势，画一个骑士，然后让它动起来")
+    request = "参考 photos/kick.jpg 的姿势，画一个骑士，然后让它动起来"
+    assert problems(read_plan(raw)[0], PlanContext.of(TASKS, request)) == [
+        "task 0: openpose-text-to-image draws along a map, not on the photo 'photos/kick.jpg' the user gives "
+        "(openpose-control makes its map)"]
+    plan, repairs = validate_plan(raw, TASKS, request)
+    assert problems(plan, PlanContext.of(TASKS, request)) == []
     assert plan.as_list() == [
         {"task": "openpose-control", "id": 0, "dep": [], "args": {"image": "photos/kick.jpg"}},
         {"task": "openpose-text-to-image", "id": 1, "dep": [0], "args": {"image": "<resource>-0", "text": "a knight in armor"}},
@@ -181,7 +186,10 @@ def test_a_drawing_on_a_photo_the_user_gives_draws_along_that_photos_map():
 def test_a_media_file_given_as_a_text_runs_the_task_that_does_that_job_on_the_file():
     raw = [step("depth-estimation", 0, image="shelf.jpg"), step("feature-extraction", 1, text="shelf.jpg"),
            step("zero-shot-classification", 2, text="leaf.png", candidate_labels=["rust", "mildew"])]
-    plan, repairs = validate_plan(raw, TASKS, "Ich brauche von shelf.jpg eine Tiefenkarte und ein Embedding; leaf.png: Rost?")
+    request = "Ich brauche von shelf.jpg eine Tiefenkarte und ein Embedding; leaf.png: Rost?"
+    assert len(problems(read_plan(raw)[0], PlanContext.of(TASKS, request))) == 2
+    plan, repairs = validate_plan(raw, TASKS, request)
+    assert problems(plan, PlanContext.of(TASKS, request)) == []
     assert [(t.task, t.args) for t in plan.tasks] == [
         ("depth-estimation", {"image": "shelf.jpg"}), ("image-feature-extraction", {"image": "shelf.jpg"}),
         ("zero-shot-image-classification", {"image": "leaf.png", "candidate_labels": ["rust", "mildew"]})]

@@ -6,8 +6,10 @@ toward and the planner checks its final plan against.
 is neither a file the request names, a URL nor a whole reference to a task making that kind, a
 reference to the task itself, to no task or to a task making no output of the argument's kind, a
 whole-value placeholder written instead of a reference, a table file the request does not give, an edit or
-restyling of a condition map (``map_misread``), a cycle. The predicates the passes decide by
-(``readable_media``, ``unreadable_table``, ``is_placeholder``, ``map_misread``) live here too. A plan
+restyling of a condition map (``map_misread``), a drawing along a map written on a photo the user gives
+(``photo_drawing``), a media file given as a text to a task with a media sibling (``media_as_text``), a
+cycle. The predicates the passes decide by (``readable_media``, ``unreadable_table``, ``is_placeholder``,
+``map_misread``, ``photo_drawing``, ``media_as_text``) live here too. A plan
 with no problems passes every validity pass unchanged (the property tests and the gold-fidelity test
 hold the passes to it).
 """
@@ -61,6 +63,14 @@ def problems(plan: Plan, ctx: PlanContext) -> list[str]:
         drawing = map_misread(task, by_id, ctx)
         if drawing is not None:
             found.append(f"task {task.id}: {task.task} reads a condition map, which {drawing} draws along")
+        on_photo = photo_drawing(task, ctx)
+        if on_photo is not None:
+            found.append(f"task {task.id}: {task.task} draws along a map, not on the photo {on_photo[1]!r} the user "
+                         f"gives ({on_photo[2]} makes its map)")
+        as_text = media_as_text(task, ctx)
+        if as_text is not None:
+            found.append(f"task {task.id}: {task.task} reads the file {as_text[3]!r} as its {as_text[0]} "
+                         f"({as_text[1]} does its job on it)")
     graph = {t.id: t.references() & by_id.keys() for t in plan.tasks}
     try:
         graphlib.TopologicalSorter(graph).prepare()
@@ -117,6 +127,40 @@ def map_misread(task: PlanTask, by_id: dict[int, PlanTask], ctx: PlanContext) ->
         source = by_id.get(whole_ref(task.args.get(arg.name))) if arg.kind == "image" else None
         if source is not None and source.task in ctx.known and ctx.known[source.task].drawn_by:
             return ctx.known[source.task].drawn_by
+    return None
+
+
+def photo_drawing(task: PlanTask, ctx: PlanContext) -> tuple[str, str, str] | None:
+    """``(image argument, file, map task)`` when ``task`` draws along a condition map (``map_by`` in the task
+    table) but its image is a file the user gives with this request (``ctx.given``), and the task that
+    makes the map is known; None otherwise (``references.drawings_on_photos``)."""
+    spec = ctx.known.get(task.task)
+    maker = ctx.known.get(spec.map_by) if spec is not None and spec.map_by else None
+    if maker is None or ctx.request is None or not any(a.kind == "image" for a in maker.args):
+        return None
+    image = next((a.name for a in spec.args if a.kind == "image"), None)
+    value = task.args.get(image) if image is not None else None
+    if not isinstance(value, str) or whole_ref(value) is not None or not ctx.gives(value):
+        return None
+    return image, value, maker.name
+
+
+def media_as_text(task: PlanTask, ctx: PlanContext) -> tuple[str, str, str, str] | None:
+    """``(text argument, task, its media argument, file)`` when a text argument of ``task`` is wholly a media
+    file the request names and the task table names the known task that does ``task``'s job on that kind
+    of file (``on_media``); None otherwise (``references.media_read_as_text``)."""
+    spec = ctx.known.get(task.task)
+    if spec is None or not spec.on_media or ctx.request is None:
+        return None
+    for arg in spec.args:
+        value = task.args.get(arg.name)
+        if arg.value_kind != "text" or not isinstance(value, str) or not readable_media(value, ctx):
+            continue
+        kind = media_kind_of(value)
+        target = ctx.known.get(spec.on_media.get(kind or "", ""))
+        into = next((a.name for a in target.args if a.kind == kind), None) if target is not None else None
+        if into is not None:
+            return arg.name, target.name, into, value
     return None
 
 

@@ -202,7 +202,7 @@ class _Attempt:
         rejections = _rejections(answer.repairs)
         if rejections:
             return "; ".join(rejections)
-        left = problems(answer.plan, PlanContext.of(self.tasks, self.context))
+        left = problems(answer.plan, PlanContext.of(self.tasks, self.context, given=self.given))
         if left:  # what the passes could not make runnable (none is expected)
             return "; ".join(left)
         if not answer.plan.tasks and self.files:

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hugginggpt.agent.plan.check import is_placeholder, map_misread, readable_media, unreadable_table
+from hugginggpt.agent.plan.check import (is_placeholder, map_misread, media_as_text, photo_drawing, readable_media,
+                                         unreadable_table)
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, Repair, replace_refs, whole_ref
 from hugginggpt.agent.plan.validity import rejected
@@ -170,31 +171,20 @@ def media_read_as_text(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]
     """A task that reads a text, given a media file of the request as that text (feature-extraction of
     ``shoe.jpg``), becomes the task that does its job on that kind of file (``on_media`` in the task table:
     image-feature-extraction), reading the file; its other arguments are kept where that task has them.
-    A file name as text is otherwise read as the words of its name."""
-    if ctx.request is None:
-        return plan, []
+    A file name as text is otherwise read as the words of its name (``check.media_as_text``)."""
     repairs: list[Repair] = []
     tasks: list[PlanTask] = []
     for task in plan.tasks:
-        spec = ctx.known.get(task.task)
-        swap = None
-        for arg in spec.args if spec is not None and spec.on_media else ():
-            value = task.args.get(arg.name)
-            if arg.value_kind != "text" or not isinstance(value, str) or not readable_media(value, ctx):
-                continue
-            target = ctx.known.get(spec.on_media.get(media_kind_of(value) or "", ""))
-            into = next((a.name for a in target.args if a.kind == media_kind_of(value)), None) if target else None
-            if target is not None and into is not None:
-                swap = (arg.name, target, into, value)
-                break
+        swap = media_as_text(task, ctx)
         if swap is None:
             tasks.append(task)
             continue
-        name, target, into, value = swap
+        name, into_task, into, value = swap
+        target = ctx.known[into_task]
         args = {into: value, **{k: v for k, v in task.args.items() if k != name and target.find_arg(k) is not None}}
-        tasks.append(task.model_copy(update={"task": target.name, "args": args}))
+        tasks.append(task.model_copy(update={"task": into_task, "args": args}))
         repairs.append({"task_id": task.id, "reason": f"{task.task} was given the file {value!r} as its {name}: "
-                                                      f"{target.name} does its job on a {media_kind_of(value)}"})
+                                                      f"{into_task} does its job on a {media_kind_of(value)}"})
     if not repairs:
         return plan, repairs
     return plan.model_copy(update={"tasks": tasks}), repairs
@@ -236,23 +226,19 @@ def drawings_on_photos(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]
     file (openpose-control, depth-estimation) instead: a task of the plan that already makes it, else one
     added right before the drawing (the tasks after it renumbered). A ControlNet drawing conditioned on a
     photo follows no pose, edges or depth. A file of the conversation before the request (a map made
-    earlier) and an earlier task's result are read as written."""
-    if ctx.request is None or not ctx.given:
-        return plan, []
+    earlier) and an earlier task's result are read as written (``check.photo_drawing``)."""
     tasks = list(plan.tasks)
     repairs: list[Repair] = []
     position = 0
     while position < len(tasks):
         task = tasks[position]
-        spec = ctx.known.get(task.task)
-        maker = ctx.known.get(spec.map_by) if spec is not None and spec.map_by else None
-        into = next((a.name for a in maker.args if a.kind == "image"), None) if maker is not None else None
-        image = next((a.name for a in spec.args if a.kind == "image"), None) if maker is not None else None
-        value = task.args.get(image) if image is not None else None
-        if into is None or not isinstance(value, str) or whole_ref(value) is not None or not ctx.gives(value):
+        found = photo_drawing(task, ctx)
+        if found is None:
             position += 1
             continue
-        made = next((t for t in tasks if t.task == maker.name and t.args.get(into) == value), None)
+        image, value, maker = found
+        into = next(a.name for a in ctx.known[maker].args if a.kind == "image")
+        made = next((t for t in tasks if t.task == maker and t.args.get(into) == value), None)
         if made is None:
             ids = [t.id for t in tasks]
             # renumbered only when every reference reads a task of the plan (none left by a rejection)
@@ -263,14 +249,14 @@ def drawings_on_photos(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]
                 tasks = [t.model_copy(update={"id": shift.get(t.id, t.id), "args": replace_refs(t.args, shift)})
                          for t in tasks]
                 task = tasks[position]
-            made = PlanTask(task=maker.name, id=new_id, args={into: value})
+            made = PlanTask(task=maker, id=new_id, args={into: value})
             tasks.insert(position, made)
             position += 1
-            how = f"task {made.id} ({maker.name}) added to make it"
+            how = f"task {made.id} ({maker}) added to make it"
         else:
-            how = f"task {made.id} ({maker.name}) makes it"
+            how = f"task {made.id} ({maker}) makes it"
         tasks[position] = task.model_copy(update={"args": {**task.args, image: f"<resource>-{made.id}"}})
-        repairs.append({"task_id": task.id, "reason": f"{task.task} draws along the map {maker.name} makes, not on the "
+        repairs.append({"task_id": task.id, "reason": f"{task.task} draws along the map {maker} makes, not on the "
                                                       f"photo {value!r} the user gives: {how}"})
         position += 1
     if not repairs:
