@@ -16,6 +16,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -113,6 +114,9 @@ class TaskSpec(BaseModel):
     #: (feature-extraction's image one is image-feature-extraction). A plan giving this task such a file
     #: as its text runs that task on the file (``agent/plan/references.py``).
     on_media: dict[str, str] = Field(default_factory=dict)
+    #: The media kinds whose text this task gives (automatic-speech-recognition: audio; image-to-text:
+    #: image): a plan giving a text task such a file as its text reads this task's output of it instead.
+    text_of: list[str] = Field(default_factory=list)
 
     @property
     def draws_on_map(self) -> bool:
@@ -129,13 +133,13 @@ class TaskSpec(BaseModel):
             seen.add(arg.name)
         return args
 
-    @field_validator("on_media")
+    @field_validator("on_media", "text_of")
     @classmethod
-    def _media_kinds(cls, on_media: dict[str, str]) -> dict[str, str]:
-        unknown = [kind for kind in on_media if kind not in MEDIA_KINDS]
+    def _media_kinds(cls, kinds: Any, info: ValidationInfo) -> Any:
+        unknown = [kind for kind in kinds if kind not in MEDIA_KINDS]
         if unknown:
-            raise ValueError(f"on_media kinds {unknown} are no media kinds ({', '.join(MEDIA_KINDS)})")
-        return on_media
+            raise ValueError(f"{info.field_name} kinds {unknown} are no media kinds ({', '.join(MEDIA_KINDS)})")
+        return kinds
 
     @field_validator("outputs")
     @classmethod
@@ -228,6 +232,12 @@ def parse_table(data: Any, source: str = "task table") -> tuple[dict[str, TaskSp
                              *((f"on_media.{kind}", task) for kind, task in spec.on_media.items())):
             if other is not None and other not in specs:
                 raise TaskTableError(f"{source}: task {name!r}: {field} names {other!r}, which is no task of the table")
+    readers: dict[str, str] = {}
+    for name, spec in specs.items():
+        for kind in spec.text_of:
+            if kind in readers:
+                raise TaskTableError(f"{source}: tasks {readers[kind]!r} and {name!r} both give the text_of {kind}")
+            readers[kind] = name
     not_tools = data.get("not_tools") or {}
     if not isinstance(not_tools, dict) or not all(isinstance(v, str) and v for v in not_tools.values()):
         raise TaskTableError(f"{source}: 'not_tools' must map task names to a reason")

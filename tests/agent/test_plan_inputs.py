@@ -203,6 +203,25 @@ def test_a_media_file_given_as_a_text_runs_the_task_that_does_that_job_on_the_fi
         == "feature-extraction"
 
 
+def test_a_media_file_given_as_a_text_with_no_such_task_reads_the_files_text():
+    # "translate what call.wav says"; "read the image example.jpg for me" (the text of each file first)
+    raw = [step("translation", 0, text="call.wav", tgt_lang="fr"), step("text-to-speech", 1, text="example.jpg")]
+    plan, repairs = validate_plan(raw, TASKS, "traduis call.wav en français, et lis-moi example.jpg")
+    assert plan.as_list() == [
+        {"task": "automatic-speech-recognition", "id": 0, "dep": [], "args": {"audio": "call.wav"}},
+        {"task": "translation", "id": 1, "dep": [0], "args": {"text": "<resource>-0", "tgt_lang": "fr"}},
+        {"task": "image-to-text", "id": 2, "dep": [], "args": {"image": "example.jpg"}},
+        {"task": "text-to-speech", "id": 3, "dep": [2], "args": {"text": "<resource>-2"}}]
+    assert "reads the file's text" in repairs[0]["reason"]
+    # the plan's own transcription of that file is read; a picture made from a text keeps its text
+    raw = [step("automatic-speech-recognition", 0, audio="call.wav"), step("summarization", 1, text="call.wav"),
+           step("text-to-image", 2, text="example.jpg")]
+    plan, _ = validate_plan(raw, TASKS, "summarize call.wav, and draw example.jpg")
+    assert [(t.task, t.args) for t in plan.tasks] == [
+        ("automatic-speech-recognition", {"audio": "call.wav"}), ("summarization", {"text": "<resource>-0"}),
+        ("text-to-image", {"text": "example.jpg"})]
+
+
 def test_a_map_the_plan_makes_is_drawn_along_as_written():
     chained = [step("canny-control", 0, image="a.jpg"), step("canny-text-to-image", 1, image="<resource>-0", text="a fox")]
     assert validate_plan(chained, TASKS, "canny edges of a.jpg, then a fox along them")[1] == []

@@ -150,6 +150,16 @@ def test_a_drawing_map_or_media_task_must_be_in_the_table(field, value, named):
     assert all(table[spec.map_by].produces("image") for spec in table.values() if spec.map_by)
 
 
+def test_one_task_gives_the_text_of_each_media_kind():
+    data = _table()
+    data["tasks"]["my-task"]["text_of"] = ["image"]
+    data["tasks"]["other-task"] = dict(data["tasks"]["my-task"])
+    with pytest.raises(TaskTableError, match="both give the text_of image"):
+        parse_table(data)
+    assert {kind: name for name, spec in task_table().items() for kind in spec.text_of} == {
+        "audio": "automatic-speech-recognition", "image": "image-to-text"}
+
+
 def test_a_task_cannot_be_both_tool_and_not_tool():
     data = _table()
     data["not_tools"] = {"my-task": "because"}

@@ -7,7 +7,7 @@ is neither a file the request names, a URL nor a whole reference to a task makin
 reference to the task itself, to no task or to a task making no output of the argument's kind, a
 whole-value placeholder written instead of a reference, a table file the request does not give, an edit or
 restyling of a condition map (``map_misread``), a drawing along a map written on a photo the user gives
-(``photo_drawing``), a media file given as a text to a task with a media sibling (``media_as_text``), a
+(``photo_drawing``), a media file given as a text where a task reads that file (``media_as_text``), a
 cycle. The predicates the passes decide by (``readable_media``, ``unreadable_table``, ``is_placeholder``,
 ``map_misread``, ``photo_drawing``, ``media_as_text``) live here too. A plan
 with no problems passes every validity pass unchanged (the property tests and the gold-fidelity test
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import graphlib
 import re
+from typing import NamedTuple
 
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, whole_ref
@@ -69,8 +70,9 @@ def problems(plan: Plan, ctx: PlanContext) -> list[str]:
                          f"gives ({on_photo[2]} makes its map)")
         as_text = media_as_text(task, ctx)
         if as_text is not None:
-            found.append(f"task {task.id}: {task.task} reads the file {as_text[3]!r} as its {as_text[0]} "
-                         f"({as_text[1]} does its job on it)")
+            found.append(f"task {task.id}: {task.task} reads the file {as_text.file!r} as its {as_text.arg} ("
+                         + (f"{as_text.sibling} does its job on it)" if as_text.sibling
+                            else f"{as_text.reader} gives its text)"))
     graph = {t.id: t.references() & by_id.keys() for t in plan.tasks}
     try:
         graphlib.TopologicalSorter(graph).prepare()
@@ -145,22 +147,44 @@ def photo_drawing(task: PlanTask, ctx: PlanContext) -> tuple[str, str, str] | No
     return image, value, maker.name
 
 
-def media_as_text(task: PlanTask, ctx: PlanContext) -> tuple[str, str, str, str] | None:
-    """``(text argument, task, its media argument, file)`` when a text argument of ``task`` is wholly a media
-    file the request names and the task table names the known task that does ``task``'s job on that kind
-    of file (``on_media``); None otherwise (``references.media_read_as_text``)."""
+class MediaText(NamedTuple):
+    """A media file given to a task as a text (``media_as_text``): which argument, the file, its kind, and
+    what reads it: the task that does the same job on that kind of file (``sibling``), else the task whose
+    output is that file's text (``reader``)."""
+
+    arg: str
+    file: str
+    kind: str
+    sibling: str | None
+    reader: str | None
+
+
+def media_as_text(task: PlanTask, ctx: PlanContext) -> MediaText | None:
+    """A text argument of ``task`` that is wholly a media file the request names, when the task takes no
+    such file itself: ``sibling`` is the known task that does ``task``'s job on that kind of file
+    (``on_media`` in the task table: feature-extraction's image one is image-feature-extraction), else,
+    for a task that makes no image or video from its text, ``reader`` is the known task giving that
+    file's text (``text_of``: image-to-text, automatic-speech-recognition). None when neither is known
+    (``references.media_read_as_text``)."""
     spec = ctx.known.get(task.task)
-    if spec is None or not spec.on_media or ctx.request is None:
+    if spec is None or ctx.request is None:
         return None
     for arg in spec.args:
         value = task.args.get(arg.name)
         if arg.value_kind != "text" or not isinstance(value, str) or not readable_media(value, ctx):
             continue
         kind = media_kind_of(value)
-        target = ctx.known.get(spec.on_media.get(kind or "", ""))
-        into = next((a.name for a in target.args if a.kind == kind), None) if target is not None else None
-        if into is not None:
-            return arg.name, target.name, into, value
+        if kind is None or any(a.kind == kind for a in spec.args):
+            continue
+        sibling = spec.on_media.get(kind)
+        if sibling in ctx.known and any(a.kind == kind for a in ctx.known[sibling].args):
+            return MediaText(arg.name, value, kind, sibling, None)
+        if any(k in spec.outputs for k in ("image", "video")):
+            continue
+        reader = next((n for n, other in ctx.known.items() if kind in other.text_of
+                       and any(a.kind == kind for a in other.args)), None)
+        if reader is not None:
+            return MediaText(arg.name, value, kind, None, reader)
     return None
 
 

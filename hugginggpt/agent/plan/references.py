@@ -168,26 +168,60 @@ def kind_true_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repai
 
 
 def media_read_as_text(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
-    """A task that reads a text, given a media file of the request as that text (feature-extraction of
-    ``shoe.jpg``), becomes the task that does its job on that kind of file (``on_media`` in the task table:
-    image-feature-extraction), reading the file; its other arguments are kept where that task has them.
-    A file name as text is otherwise read as the words of its name (``check.media_as_text``)."""
+    """A task given a media file of the request as a text (``check.media_as_text``) reads it as the table
+    says: it becomes the task that does its job on that kind of file (feature-extraction of ``shoe.jpg``
+    is image-feature-extraction of it; other arguments kept where that task has them), else its text reads
+    the output of the task giving that file's text (text-classification of ``call.wav`` reads
+    automatic-speech-recognition of it: the plan's task that makes it, else one added right before).
+    A file name as text is otherwise read as the words of its name."""
+    tasks = list(plan.tasks)
     repairs: list[Repair] = []
-    tasks: list[PlanTask] = []
-    for task in plan.tasks:
-        swap = media_as_text(task, ctx)
-        if swap is None:
-            tasks.append(task)
+    position = 0
+    while position < len(tasks):
+        task = tasks[position]
+        found = media_as_text(task, ctx)
+        if found is None:
+            position += 1
             continue
-        name, into_task, into, value = swap
-        target = ctx.known[into_task]
-        args = {into: value, **{k: v for k, v in task.args.items() if k != name and target.find_arg(k) is not None}}
-        tasks.append(task.model_copy(update={"task": into_task, "args": args}))
-        repairs.append({"task_id": task.id, "reason": f"{task.task} was given the file {value!r} as its {name}: "
-                                                      f"{into_task} does its job on a {media_kind_of(value)}"})
+        if found.sibling is not None:
+            target = ctx.known[found.sibling]
+            into = next(a.name for a in target.args if a.kind == found.kind)
+            args = {into: found.file, **{k: v for k, v in task.args.items()
+                                         if k != found.arg and target.find_arg(k) is not None}}
+            tasks[position] = task.model_copy(update={"task": target.name, "args": args})
+            repairs.append({"task_id": task.id, "reason": f"{task.task} was given the file {found.file!r} as its "
+                                                          f"{found.arg}: {target.name} does its job on a {found.kind}"})
+            position += 1
+            continue
+        tasks, position, made, how = _made_before(tasks, position, found.reader, found.file, ctx)
+        task = tasks[position]
+        tasks[position] = task.model_copy(update={"args": {**task.args, found.arg: f"<resource>-{made}"}})
+        repairs.append({"task_id": task.id, "reason": f"{task.task} was given the file {found.file!r} as its "
+                                                      f"{found.arg}: it reads the file's text, {how}"})
+        position += 1
     if not repairs:
         return plan, repairs
     return plan.model_copy(update={"tasks": tasks}), repairs
+
+
+def _made_before(tasks: list[PlanTask], position: int, maker: str, file: str,
+                 ctx: PlanContext) -> tuple[list[PlanTask], int, int, str]:
+    """The task of ``tasks`` running ``maker`` on ``file``, else one added right before ``tasks[position]``:
+    ``(tasks, the reader's new position, the maker's id, what was done)``. The added task takes the
+    reader's id and the ids from it on move up by one, when the ids are in order and every reference reads
+    a task of the plan; else it takes the next free id."""
+    into = next(a.name for a in ctx.known[maker].args if a.kind in MEDIA_KINDS)
+    made = next((t for t in tasks if t.task == maker and t.args.get(into) == file), None)
+    if made is not None:
+        return tasks, position, made.id, f"task {made.id} ({maker}) makes it"
+    ids = [t.id for t in tasks]
+    in_order = ids == sorted(ids) and all(t.references() <= set(ids) for t in tasks)
+    new_id = tasks[position].id if in_order else max(ids) + 1
+    if in_order:
+        shift = {t.id: t.id + 1 for t in tasks if t.id >= new_id}
+        tasks = [t.model_copy(update={"id": shift.get(t.id, t.id), "args": replace_refs(t.args, shift)}) for t in tasks]
+    tasks = [*tasks[:position], PlanTask(task=maker, id=new_id, args={into: file}), *tasks[position:]]
+    return tasks, position + 1, new_id, f"task {new_id} ({maker}) added to make it"
 
 
 def drawings_on_maps(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
@@ -231,31 +265,14 @@ def drawings_on_photos(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]
     repairs: list[Repair] = []
     position = 0
     while position < len(tasks):
-        task = tasks[position]
-        found = photo_drawing(task, ctx)
+        found = photo_drawing(tasks[position], ctx)
         if found is None:
             position += 1
             continue
         image, value, maker = found
-        into = next(a.name for a in ctx.known[maker].args if a.kind == "image")
-        made = next((t for t in tasks if t.task == maker and t.args.get(into) == value), None)
-        if made is None:
-            ids = [t.id for t in tasks]
-            # renumbered only when every reference reads a task of the plan (none left by a rejection)
-            in_order = ids == sorted(ids) and all(t.references() <= set(ids) for t in tasks)
-            new_id = task.id if in_order else max(ids) + 1
-            if in_order:  # the ids from the drawing on move up by one
-                shift = {t.id: t.id + 1 for t in tasks if t.id >= new_id}
-                tasks = [t.model_copy(update={"id": shift.get(t.id, t.id), "args": replace_refs(t.args, shift)})
-                         for t in tasks]
-                task = tasks[position]
-            made = PlanTask(task=maker, id=new_id, args={into: value})
-            tasks.insert(position, made)
-            position += 1
-            how = f"task {made.id} ({maker}) added to make it"
-        else:
-            how = f"task {made.id} ({maker}) makes it"
-        tasks[position] = task.model_copy(update={"args": {**task.args, image: f"<resource>-{made.id}"}})
+        tasks, position, made, how = _made_before(tasks, position, maker, value, ctx)
+        task = tasks[position]
+        tasks[position] = task.model_copy(update={"args": {**task.args, image: f"<resource>-{made}"}})
         repairs.append({"task_id": task.id, "reason": f"{task.task} draws along the map {maker} makes, not on the "
                                                       f"photo {value!r} the user gives: {how}"})
         position += 1
