@@ -193,35 +193,38 @@ def media_read_as_text(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]
                                                           f"{found.arg}: {target.name} does its job on a {found.kind}"})
             position += 1
             continue
-        tasks, position, made, how = _made_before(tasks, position, found.reader, found.file, ctx)
-        task = tasks[position]
-        tasks[position] = task.model_copy(update={"args": {**task.args, found.arg: f"<resource>-{made}"}})
-        repairs.append({"task_id": task.id, "reason": f"{task.task} was given the file {found.file!r} as its "
-                                                      f"{found.arg}: it reads the file's text, {how}"})
+        tasks, position, how = _reading_made(tasks, position, found.arg, found.reader, found.file, ctx)
+        repairs.append({"task_id": tasks[position].id, "reason": f"{task.task} was given the file {found.file!r} as "
+                                                                 f"its {found.arg}: it reads the file's text, {how}"})
         position += 1
     if not repairs:
         return plan, repairs
     return plan.model_copy(update={"tasks": tasks}), repairs
 
 
-def _made_before(tasks: list[PlanTask], position: int, maker: str, file: str,
-                 ctx: PlanContext) -> tuple[list[PlanTask], int, int, str]:
-    """The task of ``tasks`` running ``maker`` on ``file``, else one added right before ``tasks[position]``:
-    ``(tasks, the reader's new position, the maker's id, what was done)``. The added task takes the
-    reader's id and the ids from it on move up by one, when the ids are in order and every reference reads
-    a task of the plan; else it takes the next free id."""
+def _reading_made(tasks: list[PlanTask], position: int, arg: str, maker: str, file: str,
+                  ctx: PlanContext) -> tuple[list[PlanTask], int, str]:
+    """``tasks`` with argument ``arg`` of ``tasks[position]`` reading the output of ``maker`` run on ``file``:
+    the plan's task doing that, else one added right before the reader: ``(tasks, the reader's position,
+    what was done)``. An added task takes the reader's id and the ids from it on move up by one, when the
+    ids are in order and every reference reads a task of the plan; else it takes the next free id."""
     into = next(a.name for a in ctx.known[maker].args if a.kind in MEDIA_KINDS)
     made = next((t for t in tasks if t.task == maker and t.args.get(into) == file), None)
     if made is not None:
-        return tasks, position, made.id, f"task {made.id} ({maker}) makes it"
-    ids = [t.id for t in tasks]
-    in_order = ids == sorted(ids) and all(t.references() <= set(ids) for t in tasks)
-    new_id = tasks[position].id if in_order else max(ids) + 1
-    if in_order:
-        shift = {t.id: t.id + 1 for t in tasks if t.id >= new_id}
-        tasks = [t.model_copy(update={"id": shift.get(t.id, t.id), "args": replace_refs(t.args, shift)}) for t in tasks]
-    tasks = [*tasks[:position], PlanTask(task=maker, id=new_id, args={into: file}), *tasks[position:]]
-    return tasks, position + 1, new_id, f"task {new_id} ({maker}) added to make it"
+        made_id, how = made.id, f"task {made.id} ({maker}) makes it"
+    else:
+        ids = [t.id for t in tasks]
+        in_order = ids == sorted(ids) and all(t.references() <= set(ids) for t in tasks)
+        made_id = tasks[position].id if in_order else max(ids) + 1
+        if in_order:
+            shift = {t.id: t.id + 1 for t in tasks if t.id >= made_id}
+            tasks = [t.model_copy(update={"id": shift.get(t.id, t.id), "args": replace_refs(t.args, shift)})
+                     for t in tasks]
+        tasks = [*tasks[:position], PlanTask(task=maker, id=made_id, args={into: file}), *tasks[position:]]
+        position, how = position + 1, f"task {made_id} ({maker}) added to make it"
+    reader = tasks[position]
+    tasks[position] = reader.model_copy(update={"args": {**reader.args, arg: f"<resource>-{made_id}"}})
+    return tasks, position, how
 
 
 def drawings_on_maps(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
@@ -270,11 +273,9 @@ def drawings_on_photos(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]
             position += 1
             continue
         image, value, maker = found
-        tasks, position, made, how = _made_before(tasks, position, maker, value, ctx)
-        task = tasks[position]
-        tasks[position] = task.model_copy(update={"args": {**task.args, image: f"<resource>-{made}"}})
-        repairs.append({"task_id": task.id, "reason": f"{task.task} draws along the map {maker} makes, not on the "
-                                                      f"photo {value!r} the user gives: {how}"})
+        tasks, position, how = _reading_made(tasks, position, image, maker, value, ctx)
+        repairs.append({"task_id": tasks[position].id, "reason": f"{tasks[position].task} draws along the map {maker} "
+                                                                 f"makes, not on the photo {value!r} the user gives: {how}"})
         position += 1
     if not repairs:
         return plan, repairs
