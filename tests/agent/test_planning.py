@@ -125,6 +125,15 @@ async def test_an_empty_plan_for_a_request_that_gives_a_file_is_re_asked_once(ta
     assert (await plan_with(llm, tasks, request_text, files=files)).plan.tasks == []
 
 
+async def test_an_empty_plan_for_a_request_that_gives_only_a_table_is_re_asked_once():
+    table_tasks = {n: task_table()[n] for n in ("table-question-answering", "text-generation")}
+    answer = [{"task": "table-question-answering", "id": 0, "args": {"table": "ventas.csv", "question": "¿qué mes?"}}]
+    llm = script([], answer)
+    result = await plan_with(llm, table_tasks, "¿Qué mes vendió más según ventas.csv?")
+    assert len(llm.prompts) == 2 and "the request gives 'ventas.csv'" in llm.prompts[1][-1].content
+    assert [t.task for t in result.plan.tasks] == ["table-question-answering"]
+
+
 class _BoundedScript(ScriptedChatModel):
     """A scripted model with a ``max_tokens`` setting that records the bound of each call."""
 

@@ -155,8 +155,6 @@ class _Attempt:
         history = "\n".join(content_text(m) for m in trim_history(request.chat_history, planner.history_tokens))
         # what the plan may read: the request with its files, and the conversation so far
         self.context = f"{history}\n{text}" if history else text
-        named = PlanContext.of(self.tasks, text).files.values()
-        self.files = list(dict.fromkeys([*request.files, *(f for kind in named for f in kind)]))
         # the files this request gives (not the conversation's): each is for a task to read
         self.given = given_files(text, tuple(request.files))
         self.max_tokens = plan_max_tokens(text)
@@ -205,8 +203,8 @@ class _Attempt:
         left = problems(answer.plan, PlanContext.of(self.tasks, self.context, given=self.given))
         if left:  # what the passes could not make runnable (none is expected)
             return "; ".join(left)
-        if not answer.plan.tasks and self.files:
-            return (f"the plan is empty, but the request gives {', '.join(repr(f) for f in self.files[:5])}: a "
+        if not answer.plan.tasks and self.given:
+            return (f"the plan is empty, but the request gives {', '.join(repr(f) for f in self.given[:5])}: a "
                     "question or request about a file is answered by a task that runs on it ([] is only for "
                     "requests no task serves)")
         unread = unread_files(answer.plan, self.given)
