@@ -222,6 +222,18 @@ def test_a_media_file_given_as_a_text_with_no_such_task_reads_the_files_text():
         ("text-to-image", {"text": "example.jpg"})]
 
 
+async def test_the_planner_draws_along_a_map_of_an_earlier_turn_and_maps_a_photo_of_this_one():
+    drawing = {"tasks": [step("openpose-text-to-image", 0, image="/runs/r1/outputs/pose.png", text="a knight")]}
+    history = [("human", "make a pose map of kick.jpg"), ("ai", "The pose map is /runs/r1/outputs/pose.png.")]
+    llm = script(drawing)
+    result = await plan_with(llm, TASKS, "now draw a knight along it", history=history)
+    assert [t.task for t in result.plan.tasks] == ["openpose-text-to-image"] and len(llm.prompts) == 1
+    llm = script({"tasks": [step("openpose-text-to-image", 0, image="kick.jpg", text="a knight")]})
+    result = await plan_with(llm, TASKS, "draw a knight in the pose of kick.jpg")
+    assert [t.task for t in result.plan.tasks] == ["openpose-control", "openpose-text-to-image"]
+    assert len(llm.prompts) == 1  # completed, not re-asked
+
+
 def test_a_map_the_plan_makes_is_drawn_along_as_written():
     chained = [step("canny-control", 0, image="a.jpg"), step("canny-text-to-image", 1, image="<resource>-0", text="a fox")]
     assert validate_plan(chained, TASKS, "canny edges of a.jpg, then a fox along them")[1] == []
