@@ -109,7 +109,6 @@ class TaskSpec(BaseModel):
     #: that map from a photo (openpose-text-to-image's is openpose-control, depth-text-to-image's
     #: depth-estimation). A drawing reading a photo the user gives reads that task's map of it instead.
     map_by: str | None = None
-
     #: For a task that reads a text: the task that does the same job on a media file, by kind
     #: (feature-extraction's image one is image-feature-extraction). A plan giving this task such a file
     #: as its text runs that task on the file (``agent/plan/references.py``).

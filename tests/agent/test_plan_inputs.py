@@ -214,11 +214,11 @@ def test_a_media_file_given_as_a_text_with_no_such_task_reads_the_files_text():
         {"task": "text-to-speech", "id": 3, "dep": [2], "args": {"text": "<resource>-2"}}]
     assert "reads the file's text" in repairs[0]["reason"]
     # the plan's own transcription of that file is read; a picture made from a text keeps its text
-    raw = [step("automatic-speech-recognition", 0, audio="call.wav"), step("summarization", 1, text="call.wav"),
+    raw = [step("automatic-speech-recognition", 0, audio="rec/call.wav"), step("summarization", 1, text="call.wav"),
            step("text-to-image", 2, text="example.jpg")]
-    plan, _ = validate_plan(raw, TASKS, "summarize call.wav, and draw example.jpg")
+    plan, _ = validate_plan(raw, TASKS, "summarize rec/call.wav, and draw example.jpg")
     assert [(t.task, t.args) for t in plan.tasks] == [
-        ("automatic-speech-recognition", {"audio": "call.wav"}), ("summarization", {"text": "<resource>-0"}),
+        ("automatic-speech-recognition", {"audio": "rec/call.wav"}), ("summarization", {"text": "<resource>-0"}),
         ("text-to-image", {"text": "example.jpg"})]
 
 

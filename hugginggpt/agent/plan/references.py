@@ -19,7 +19,7 @@ from hugginggpt.agent.plan.check import (is_placeholder, map_misread, media_as_t
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, Repair, replace_refs, whole_ref
 from hugginggpt.agent.plan.validity import rejected
-from hugginggpt.tools.resources.mentions import media_kind_of
+from hugginggpt.tools.resources.mentions import last_part, media_kind_of
 from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
 
 
@@ -209,7 +209,8 @@ def _reading_made(tasks: list[PlanTask], position: int, arg: str, maker: str, fi
     what was done)``. An added task takes the reader's id and the ids from it on move up by one, when the
     ids are in order and every reference reads a task of the plan; else it takes the next free id."""
     into = next(a.name for a in ctx.known[maker].args if a.kind in MEDIA_KINDS)
-    made = next((t for t in tasks if t.task == maker and t.args.get(into) == file), None)
+    made = next((t for t in tasks if t.task == maker and isinstance(t.args.get(into), str)
+                 and last_part(t.args[into]) == last_part(file)), None)
     if made is not None:
         made_id, how = made.id, f"task {made.id} ({maker}) makes it"
     else:
