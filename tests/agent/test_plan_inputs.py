@@ -113,6 +113,18 @@ def test_a_table_file_the_request_does_not_give_rejects_its_task():
     assert validate_plan(ok, TASKS, "In rain.csv, which month had the most rain?")[0].as_list()[0]["args"]["table"] == "rain.csv"
 
 
+
+def test_a_table_file_named_wrong_reads_the_requests_one_table():
+    # like a media file: with exactly one table in the request, a name it does not give reads that table
+    raw = [step("tabular-classification", 0, table="loans.csv"), step("table-question-answering", 1, table="data.csv",
+                                                                     question="¿cuántos tienen menos de 25?")]
+    plan, repairs = validate_plan(raw, TASKS, "Predice qué préstamos de solicitantes.csv fallarán; ¿cuántos tienen menos de 25?")
+    assert [t.args["table"] for t in plan.tasks] == ["solicitantes.csv", "solicitantes.csv"]
+    assert "using its table 'solicitantes.csv'" in repairs[0]["reason"]
+    two = "compare a.csv with b.csv"
+    assert validate_plan(raw[:1], TASKS, two)[0].tasks == []  # two tables: which one is not guessed
+
+
 def test_a_file_from_the_conversation_so_far_can_be_read():
     raw = [step("canny-text-to-image", 0, image="/images/f16d.png", text="a zoo")]
     history = "Sure, the canny image is at /images/f16d.png."

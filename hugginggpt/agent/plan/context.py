@@ -83,6 +83,6 @@ class PlanContext:
         return bool(name) and (name in self.request or last_part(name) in self.request)
 
     def one_file(self, kind: str) -> str | None:
-        """The request's file of ``kind`` when it names exactly one."""
-        files = self.files.get(kind, ())
+        """The request's file of ``kind`` (a media kind, or ``table``) when it names exactly one."""
+        files = self.files.get(kind, ()) if kind != "table" else tuple(dict.fromkeys(table_files(self.request or "")))
         return files[0] if len(files) == 1 else None

@@ -129,6 +129,10 @@ def readable_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair
             walk.reject(task, name, kind, repr(value[:60]))
             return value
         if kind == "table" and unreadable_table(value, ctx):
+            file = ctx.one_file(kind)
+            if file is not None:
+                walk.note(task, f"argument {name!r}: {value!r} is not in the request; using its table {file!r}")
+                return file
             walk.reject(task, name, kind, repr(value[:60]))
             return value
         if is_placeholder(value, ctx):
