@@ -178,28 +178,38 @@ def media_read_as_text(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]
     the output of the task giving that file's text (text-classification of ``call.wav`` reads
     automatic-speech-recognition of it: the plan's task that makes it, else one added right before).
     A file name as text is otherwise read as the words of its name."""
+
+    def complete(tasks: list[PlanTask], position: int) -> tuple[list[PlanTask], int, str] | None:
+        task = tasks[position]
+        found = media_as_text(task, ctx)
+        if found is None:
+            return None
+        if found.reader is not None:
+            tasks, position, how = _reading_made(tasks, position, found.arg, found.reader, found.file, ctx)
+            return tasks, position, (f"{task.task} was given the file {found.file!r} as its {found.arg}: it reads "
+                                     f"the file's text, {how}")
+        target = ctx.known[str(found.sibling)]
+        into = next(a.name for a in target.args if a.kind == found.kind)
+        args = {into: found.file, **{k: v for k, v in task.args.items() if k != found.arg and target.find_arg(k)}}
+        tasks[position] = task.model_copy(update={"task": target.name, "args": args})
+        return tasks, position, (f"{task.task} was given the file {found.file!r} as its {found.arg}: {target.name} "
+                                 f"does its job on a {found.kind}")
+
+    return _completed(plan, complete)
+
+
+def _completed(plan: Plan, complete: Callable[[list[PlanTask], int], tuple[list[PlanTask], int, str] | None]
+               ) -> tuple[Plan, list[Repair]]:
+    """``plan`` with ``complete(tasks, position)`` applied to each task in turn: None leaves the task as it
+    is, else ``(tasks, the task's new position, the reason)`` (tasks may be added before it)."""
     tasks = list(plan.tasks)
     repairs: list[Repair] = []
     position = 0
     while position < len(tasks):
-        task = tasks[position]
-        found = media_as_text(task, ctx)
-        if found is None:
-            position += 1
-            continue
-        if found.sibling is not None:
-            target = ctx.known[found.sibling]
-            into = next(a.name for a in target.args if a.kind == found.kind)
-            args = {into: found.file, **{k: v for k, v in task.args.items()
-                                         if k != found.arg and target.find_arg(k) is not None}}
-            tasks[position] = task.model_copy(update={"task": target.name, "args": args})
-            repairs.append({"task_id": task.id, "reason": f"{task.task} was given the file {found.file!r} as its "
-                                                          f"{found.arg}: {target.name} does its job on a {found.kind}"})
-            position += 1
-            continue
-        tasks, position, how = _reading_made(tasks, position, found.arg, found.reader, found.file, ctx)
-        repairs.append({"task_id": tasks[position].id, "reason": f"{task.task} was given the file {found.file!r} as "
-                                                                 f"its {found.arg}: it reads the file's text, {how}"})
+        done = complete(tasks, position)
+        if done is not None:
+            tasks, position, reason = done
+            repairs.append({"task_id": tasks[position].id, "reason": reason})
         position += 1
     if not repairs:
         return plan, repairs
@@ -269,22 +279,17 @@ def drawings_on_photos(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]
     added right before the drawing (the tasks after it renumbered). A ControlNet drawing conditioned on a
     photo follows no pose, edges or depth. A file of the conversation before the request (a map made
     earlier) and an earlier task's result are read as written (``check.photo_drawing``)."""
-    tasks = list(plan.tasks)
-    repairs: list[Repair] = []
-    position = 0
-    while position < len(tasks):
+
+    def complete(tasks: list[PlanTask], position: int) -> tuple[list[PlanTask], int, str] | None:
         found = photo_drawing(tasks[position], ctx)
         if found is None:
-            position += 1
-            continue
+            return None
         image, value, maker = found
         tasks, position, how = _reading_made(tasks, position, image, maker, value, ctx)
-        repairs.append({"task_id": tasks[position].id, "reason": f"{tasks[position].task} draws along the map {maker} "
-                                                                 f"makes, not on the photo {value!r} the user gives: {how}"})
-        position += 1
-    if not repairs:
-        return plan, repairs
-    return plan.model_copy(update={"tasks": tasks}), repairs
+        return tasks, position, (f"{tasks[position].task} draws along the map {maker} makes, not on the photo "
+                                 f"{value!r} the user gives: {how}")
+
+    return _completed(plan, complete)
 
 
 def makers_of(known: Mapping[str, TaskSpec], kind: str) -> list[str]:
