@@ -66,8 +66,9 @@ def problems(plan: Plan, ctx: PlanContext) -> list[str]:
             found.append(f"task {task.id}: {task.task} reads a condition map, which {drawing} draws along")
         on_photo = photo_drawing(task, ctx)
         if on_photo is not None:
-            found.append(f"task {task.id}: {task.task} draws along a map, not on the photo {on_photo[1]!r} the user "
-                         f"gives ({on_photo[2]} makes its map)")
+            _, photo, maker = on_photo
+            found.append(f"task {task.id}: {task.task} draws along a map, not on the photo {photo!r} the user "
+                         f"gives ({maker} makes its map)")
         as_text = media_as_text(task, ctx)
         if as_text is not None:
             found.append(f"task {task.id}: {task.task} reads the file {as_text.file!r} as its {as_text.arg} ("

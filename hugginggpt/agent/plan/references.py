@@ -52,6 +52,17 @@ class _ArgumentWalk:
         self.repairs.append(rejected(task, f"task {task.id} ({task.task}): argument {name!r} reads {what}, which is "
                                            f"no file of the request and no earlier result ({has}{made})"))
 
+    def one_file_or_reject(self, task: PlanTask, name: str, kind: str, value: str) -> str:
+        """What argument ``name`` reads instead of ``value``, a file the request does not give: the request's
+        one file of ``kind`` (a media kind or ``table``) when it gives exactly one, else ``value`` with
+        ``task`` taken out."""
+        file = self.ctx.one_file(kind)
+        if file is not None and file != value:
+            self.note(task, f"argument {name!r}: {value!r} is not in the request; using its {kind} {file!r}")
+            return file
+        self.reject(task, name, kind, repr(value[:60]))
+        return value
+
     def producer(self, position: int, kind: str) -> PlanTask | None:
         """The nearest earlier task whose output can fill an argument of ``kind``."""
         for earlier in reversed(self.plan.tasks[:position]):
@@ -122,19 +133,9 @@ def readable_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair
                 walk.note(task, f"argument {name!r}={value[:60]!r} names a file the request does not mention: "
                                 f"replaced by <resource>-{source.id} ({source.task})")
                 return f"<resource>-{source.id}"
-            file = ctx.one_file(kind)
-            if file is not None and file != value:
-                walk.note(task, f"argument {name!r}: {value!r} is not in the request; using its {kind} {file!r}")
-                return file
-            walk.reject(task, name, kind, repr(value[:60]))
-            return value
+            return walk.one_file_or_reject(task, name, kind, value)
         if kind == "table" and unreadable_table(value, ctx):
-            file = ctx.one_file(kind)
-            if file is not None:
-                walk.note(task, f"argument {name!r}: {value!r} is not in the request; using its table {file!r}")
-                return file
-            walk.reject(task, name, kind, repr(value[:60]))
-            return value
+            return walk.one_file_or_reject(task, name, kind, value)
         if is_placeholder(value, ctx):
             source = walk.producer(position, kind)
             if source is not None:
