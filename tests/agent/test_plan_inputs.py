@@ -234,6 +234,24 @@ def test_a_media_file_given_as_a_text_with_no_such_task_reads_the_files_text():
         ("text-to-image", {"text": "example.jpg"})]
 
 
+def test_a_picture_given_as_the_text_of_a_drawing_along_a_map_is_drawn_from_its_caption():
+    # JARVIS's demo "based on pose of d.jpg and content of e.jpg, show me a new image", here in French
+    raw = [step("openpose-text-to-image", 0, image="/examples/d.jpg", text="/examples/e.jpg")]
+    request = "à partir de la pose de /examples/d.jpg et du contenu de /examples/e.jpg, montre-moi une nouvelle image"
+    plan, repairs = validate_plan(raw, TASKS, request)
+    assert problems(plan, PlanContext.of(TASKS, request)) == []
+    steps = {t.task: t for t in plan.tasks}
+    assert sorted(steps) == ["image-to-text", "openpose-control", "openpose-text-to-image"]
+    assert steps["image-to-text"].args == {"image": "/examples/e.jpg"}
+    assert steps["openpose-control"].args == {"image": "/examples/d.jpg"}
+    assert steps["openpose-text-to-image"].args == {"image": f"<resource>-{steps['openpose-control'].id}",
+                                                     "text": f"<resource>-{steps['image-to-text'].id}"}
+    assert {r["pass"] for r in repairs} == {"photo-maps", "media-text"}
+    # an image edit whose prompt is a target picture is TaskBench's way of writing a style transfer: as written
+    edit = [step("image-to-image", 0, image="street.jpg", prompt="target_example.png")]
+    assert validate_plan(edit, TASKS, "make street.jpg look like target_example.png")[1] == []
+
+
 async def test_the_planner_draws_along_a_map_of_an_earlier_turn_and_maps_a_photo_of_this_one():
     drawing = {"tasks": [step("openpose-text-to-image", 0, image="/runs/r1/outputs/pose.png", text="a knight")]}
     history = [("human", "make a pose map of kick.jpg"), ("ai", "The pose map is /runs/r1/outputs/pose.png.")]

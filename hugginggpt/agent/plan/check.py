@@ -162,10 +162,13 @@ class MediaText(NamedTuple):
 
 def media_as_text(task: PlanTask, ctx: PlanContext) -> MediaText | None:
     """A text argument of ``task`` that is wholly a media file the request names, when the task takes no
-    such file itself: ``sibling`` is the known task that does ``task``'s job on that kind of file
-    (``on_media`` in the task table: feature-extraction's image one is image-feature-extraction), else,
-    for a task that makes no image or video from its text, ``reader`` is the known task giving that
-    file's text (``text_of``: image-to-text, automatic-speech-recognition). None when neither is known
+    such file itself (a drawing along a condition map takes an image, but that is its map: a picture as
+    its text says what to draw, "the pose of d.jpg, the content of e.jpg"): ``sibling`` is the known task
+    that does ``task``'s job on that kind of file (``on_media`` in the task table: feature-extraction's
+    image one is image-feature-extraction), else, for a task that makes no image or video from its text
+    or draws along a map, ``reader`` is the known task giving that file's text (``text_of``: image-to-text,
+    automatic-speech-recognition). An image edit whose prompt is a file is left alone (TaskBench's gold
+    gives image-to-image a target picture as its prompt). None when neither is known
     (``references.media_read_as_text``)."""
     spec = ctx.known.get(task.task)
     if spec is None or ctx.request is None:
@@ -175,12 +178,12 @@ def media_as_text(task: PlanTask, ctx: PlanContext) -> MediaText | None:
         if arg.value_kind != "text" or not isinstance(value, str) or not readable_media(value, ctx):
             continue
         kind = media_kind_of(value)
-        if kind is None or any(a.kind == kind for a in spec.args):
+        if kind is None or (any(a.kind == kind for a in spec.args) and not spec.draws_on_map):
             continue
         sibling = spec.on_media.get(kind)
         if sibling in ctx.known and any(a.kind == kind for a in ctx.known[sibling].args):
             return MediaText(arg.name, value, kind, sibling, None)
-        if any(k in spec.outputs for k in ("image", "video")):
+        if any(k in spec.outputs for k in ("image", "video")) and not spec.draws_on_map:
             continue
         reader = next((n for n, other in ctx.known.items() if kind in other.text_of
                        and any(a.kind == kind for a in other.args)), None)
