@@ -48,6 +48,9 @@ class ArgSpec(BaseModel):
     #: The largest value a number may take (in the args schema, the description the LLM reads, and
     #: validation): counts that size memory or time, such as ``num_frames``, are bounded here.
     maximum: float | None = None
+    #: For a text the task can only use when it holds one of these marks (fill-mask's text: a mask token,
+    #: ``[MASK]`` or ``<mask>``, in any letter case): a value without one cannot run (``agent/plan/check.py``).
+    marks: list[str] | None = None
 
     @model_validator(mode="after")
     def _check_kind_details(self) -> "ArgSpec":
@@ -68,7 +71,13 @@ class ArgSpec(BaseModel):
             raise ValueError(f"argument {self.name!r} has a maximum but is of kind {self.kind!r}")
         if self.maximum is not None and self.default is not None and self.default > self.maximum:
             raise ValueError(f"argument {self.name!r}: default {self.default!r} is above its maximum {self.maximum!r}")
+        if self.marks is not None and (self.kind != "text" or not self.marks):
+            raise ValueError(f"argument {self.name!r}: marks are for a text argument, and at least one")
         return self
+
+    def lacks_mark(self, value: Any) -> bool:
+        """Whether ``value`` is a text that holds none of this argument's ``marks`` (never, without marks)."""
+        return bool(self.marks) and isinstance(value, str) and not any(m.lower() in value.lower() for m in self.marks)
 
     @property
     def is_media(self) -> bool:

@@ -157,7 +157,8 @@ def runnable_plans(draw):
             elif kind in _FILES:
                 options = _FILES[kind] + [f"<resource>-{p}" for p in producers]
             elif kind == "text":
-                options = _TEXTS + [f"<resource>-{p}" for p in producers]
+                texts = [f"{t} {arg.marks[0]}" for t in _TEXTS] if arg.marks else _TEXTS  # fill-mask: a mask token
+                options = texts + [f"<resource>-{p}" for p in producers]
             elif arg.kind == "choice":
                 options = list(arg.choices)
             elif kind == "number":

@@ -147,6 +147,30 @@ def test_arguments_fit_the_schema():
     assert "task 2 (text-to-speech) is missing required argument(s) ['text']" in text
 
 
+def test_a_text_without_the_mark_its_task_needs_is_rejected_and_named():
+    from hugginggpt.agent.plan.check import problems
+    from hugginggpt.agent.plan.context import PlanContext
+    from hugginggpt.agent.plan.parse import read_plan
+    from hugginggpt.tools.table import task_table
+
+    known = dict(task_table())
+    # the model's "fill-mask" for "write a safety note" or "embed these complaints": nothing to fill
+    raw = [{"task": "fill-mask", "id": 0, "args": {"text": "Escribe una nota de seguridad"}},
+           {"task": "text-to-speech", "id": 1, "args": {"text": "<resource>-0"}}]
+    request = "Escribe una nota de seguridad y léela en voz alta"
+    assert problems(read_plan(raw)[0], PlanContext.of(known, request)) == [
+        "task 0: text 'Escribe una nota de seguridad' holds none of ['[MASK]', '<mask>']"]
+    plan, repairs = validate_plan(raw, known, request)
+    assert plan.tasks == []
+    assert "task 0 (fill-mask) works on a text with [MASK] or <mask> in it, and 'Escribe una nota de seguridad' " \
+           "has none" in reasons(repairs)
+    # a mask token in any case, or an earlier task's text, can run as written
+    for text in ("Paris is the [mask] of France.", "東京は日本の<mask>です。", "<resource>-0"):
+        steps = [{"task": "translation", "id": 0, "args": {"text": "x", "tgt_lang": "fr"}},
+                 {"task": "fill-mask", "id": 1, "args": {"text": text}}]
+        assert validate_plan(steps, known, f"fill in: {text}")[1] == []
+
+
 def test_accepted_shapes_and_empty_plan():
     plan, _ = validate_plan({"tasks": [{"task": "image-to-text", "id": "1", "dep": "-1", "args": {"image": "a"}}]}, TASKS)
     assert plan.tasks[0].id == 1

@@ -122,8 +122,9 @@ def test_zero_shot_classification_scores_the_candidates(executor, workspace):
     assert sum(row["score"] for row in result["data"]) == pytest.approx(1.0, abs=1e-4)
 
 
-def test_fill_mask_accepts_the_generic_mask_spelling(executor, workspace):
-    result = run(executor, workspace, "fill-mask", text="the cat is <mask> the mat", top_k=3)
+@pytest.mark.parametrize("text", ["the cat is <mask> the mat", "the cat is [MASK] the mat", "the cat is [mask] the mat"])
+def test_fill_mask_accepts_the_marks_of_the_task_table(executor, workspace, text):
+    result = run(executor, workspace, "fill-mask", text=text, top_k=3)
     assert len(result["data"]) == 3
     assert all(row["token_str"] in row["sequence"] for row in result["data"])
 

@@ -106,6 +106,8 @@ def _table(**arg_fields):
         (_table(kind="list", items="image"), "list items"),
         (_table(colour="red"), "colour"),
         (_table(default="x.png"), "required and so cannot have a default"),
+        (_table(marks=["[MASK]"]), "marks are for a text argument"),
+        (_table(kind="text", marks=[]), "marks are for a text argument"),
         ({"tasks": {}}, "non-empty 'tasks'"),
         ([1, 2], "non-empty 'tasks'"),
         ({"tasks": {"t": "not a mapping"}}, "must be a mapping"),

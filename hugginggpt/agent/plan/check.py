@@ -3,7 +3,8 @@ toward and the planner checks its final plan against.
 
 ``problems(plan, context)`` lists what stops a plan from running: an unknown task or argument, a
 ``choice`` value that is not one of its choices, a missing required argument, a media argument that
-is neither a file the request names, a URL nor a whole reference to a task making that kind, a
+is neither a file the request names, a URL nor a whole reference to a task making that kind, a text
+without the mark its argument needs (fill-mask's mask token: ``unmarked``), a
 reference to the task itself, to no task or to a task making no output of the argument's kind, a
 whole-value placeholder written instead of a reference, a table file the request does not give, an edit or
 restyling of a condition map (``map_misread``), a drawing along a map written on a photo the user gives
@@ -18,12 +19,12 @@ from __future__ import annotations
 
 import graphlib
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, whole_ref
 from hugginggpt.tools.resources.mentions import last_part, looks_like_path, media_kind_of
-from hugginggpt.tools.table import MEDIA_KINDS
+from hugginggpt.tools.table import MEDIA_KINDS, ArgSpec
 
 #: Longer values are never a placeholder (bounded work).
 _MAX_PLACEHOLDER = 200
@@ -54,6 +55,8 @@ def problems(plan: Plan, ctx: PlanContext) -> list[str]:
                 choices = arg.choices
                 if choices and isinstance(value, str) and value not in choices and not CANONICAL_REF.search(value):
                     found.append(f"task {task.id}: {arg.name}={value!r} is not one of {list(choices)}")
+                if unmarked(arg, value):
+                    found.append(f"task {task.id}: {arg.name} {value[:60]!r} holds none of {arg.marks}")
         for name, value in task.args.items():
             arg = info.find_arg(name)
             kind = arg.value_kind if arg is not None else "text"
@@ -80,6 +83,12 @@ def problems(plan: Plan, ctx: PlanContext) -> list[str]:
     except graphlib.CycleError as err:
         found.append(f"tasks {sorted(set(err.args[1]))} depend on each other in a cycle")
     return found
+
+
+def unmarked(arg: ArgSpec, value: Any) -> bool:
+    """Whether ``value``, written for ``arg``, is a text of its own (no reference) that holds none of the
+    marks the argument needs (fill-mask's mask token)."""
+    return arg.lacks_mark(value) and not CANONICAL_REF.search(value)
 
 
 def _value_problems(own: int, kind: str, value: str, by_id: dict, ctx: PlanContext) -> list[str]:

@@ -12,6 +12,7 @@ import difflib
 import graphlib
 import re
 
+from hugginggpt.agent.plan.check import unmarked
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, Repair
 
@@ -46,7 +47,8 @@ def known_task_names(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
 def known_arguments(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
     """An argument name the task does not take becomes the closest free one it takes (ratio >= 0.7) or
     is dropped; a ``choice`` value not among the choices is dropped (the task's default applies); a
-    task missing a required argument is rejected. Tools that declare no arguments take any."""
+    task missing a required argument, or given a text without the mark it needs (fill-mask's mask
+    token), is rejected. Tools that declare no arguments take any."""
     repairs: list[Repair] = []
     kept: list[PlanTask] = []
     for task in plan.tasks:
@@ -76,6 +78,12 @@ def known_arguments(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
         missing = [a.name for a in info.args if a.required and args.get(a.name) in (None, "", [])]
         if missing:
             repairs.append(rejected(task, f"task {task.id} ({task.task}) is missing required argument(s) {missing}"))
+            continue
+        lacking = next((a for a in info.args if unmarked(a, args.get(a.name))), None)
+        if lacking is not None:
+            repairs.append(rejected(task, f"task {task.id} ({task.task}) works on a {lacking.name} with "
+                                          f"{' or '.join(lacking.marks or ())} in it, and "
+                                          f"{str(args[lacking.name])[:60]!r} has none"))
             continue
         kept.append(task if args == task.args else task.model_copy(update={"args": args}))
     return plan.model_copy(update={"tasks": kept}), repairs

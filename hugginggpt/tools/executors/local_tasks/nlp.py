@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from hugginggpt.errors import TaskError
@@ -17,6 +18,7 @@ from hugginggpt.tools.executors.local_tasks.common import (
 )
 from hugginggpt.tools.executors.local_tasks.pipelines import pipeline_handler
 from hugginggpt.tools.resources.tables import read_table
+from hugginggpt.tools.table import task_table
 
 
 def _labels_result(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -63,9 +65,9 @@ def fill_mask(pipe, call) -> dict[str, Any]:
     text = required(call, "text")
     mask = pipe.tokenizer.mask_token
     if mask and mask not in text:
-        # LLMs write [MASK] / <mask> regardless of the model's own token.
-        for other in ("[MASK]", "<mask>", "<MASK>"):
-            text = text.replace(other, mask)
+        # LLMs write the task table's marks ([MASK], <mask>, any case) whatever the model's own token is.
+        for mark in task_table()["fill-mask"].find_arg("text").marks or ():
+            text = re.sub(re.escape(mark), lambda _: mask, text, flags=re.IGNORECASE)
     if mask and mask not in text:
         raise TaskError(task_name(call), f"the text has no mask token {mask!r} to fill")
     out = pipe(text, top_k=int(arg(call, "top_k", 5)))
