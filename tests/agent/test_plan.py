@@ -171,6 +171,41 @@ def test_a_text_without_the_mark_its_task_needs_is_rejected_and_named():
         assert validate_plan(steps, known, f"fill in: {text}")[1] == []
 
 
+@pytest.mark.parametrize("message, raw", [
+    ("Danke dir, das reicht für heute.", {"task": "text-classification", "id": 0, "args": {"text": "danke dir das reicht für heute"}}),
+    ("你好，你是谁？", {"task": "token-classification", "id": 0, "args": {"text": "你好，你是谁"}}),
+    ("can you work with videos too?", {"task": "question-answering", "id": 0,
+                                       "args": {"question": "Can you work with videos too?", "context": "videos"}}),
+])
+def test_an_analysis_of_the_users_whole_message_is_taken_out(message, raw):
+    from hugginggpt.tools.table import task_table
+
+    known = dict(task_table())
+    plan, repairs = validate_plan([raw, {"task": "text-to-speech", "id": 1, "args": {"text": "<resource>-0"}}], known, message)
+    assert plan.tasks == []
+    assert [r["pass"] for r in repairs] == ["own-message", "own-message"]
+    assert "would analyse the user's whole message" in repairs[0]["reason"]
+    assert not any(r["reason"].startswith("rejected") for r in repairs)  # no re-ask: the answer is direct
+
+
+def test_a_whole_message_made_into_something_or_one_with_a_file_or_a_quoted_text_stays():
+    from hugginggpt.tools.table import task_table
+
+    known = dict(task_table())
+    kept = [
+        ("写一首关于春天的五言绝句", {"task": "text-generation", "id": 0, "args": {"text": "写一首关于春天的五言绝句"}}),
+        ("Is this review positive: 'loved it'", {"task": "text-classification", "id": 0, "args": {"text": "loved it"}}),
+        ("classify note.wav please", {"task": "audio-classification", "id": 0, "args": {"audio": "note.wav"}}),
+    ]
+    for message, raw in kept:
+        assert validate_plan([raw], known, message)[1] == [], message
+    # the whole message of a request that gives a file, or of a conversation, is left to the planner
+    raw = {"task": "text-classification", "id": 0, "args": {"text": "what is in a.jpg"}}
+    assert validate_plan([raw], known, "what is in a.jpg")[0].tasks != []
+    raw = {"task": "text-classification", "id": 0, "args": {"text": "and this one?"}}
+    assert validate_plan([raw], known, "Describe cats.\nand this one?")[0].tasks != []
+
+
 def test_accepted_shapes_and_empty_plan():
     plan, _ = validate_plan({"tasks": [{"task": "image-to-text", "id": "1", "dep": "-1", "args": {"image": "a"}}]}, TASKS)
     assert plan.tasks[0].id == 1

@@ -25,7 +25,7 @@ from typing import Any, Literal
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
 from hugginggpt.agent.plan.parse import read_plan
-from hugginggpt.agent.plan.preference import without_repeated_analyses
+from hugginggpt.agent.plan.preference import without_analyses_of_the_message, without_repeated_analyses
 from hugginggpt.agent.plan.references import (drawings_on_maps, drawings_on_photos, kind_true_references,
                                               media_read_as_text, readable_references)
 from hugginggpt.agent.plan.validity import known_arguments, known_task_names, rebuilt_dep, runnable_graph
@@ -49,6 +49,7 @@ PASSES: tuple[PlanPass, ...] = (
     PlanPass("references", "validity", readable_references),
     PlanPass("media-text", "validity", media_read_as_text),
     PlanPass("repeats", "preference", without_repeated_analyses),
+    PlanPass("own-message", "preference", without_analyses_of_the_message),
     PlanPass("kinds", "validity", kind_true_references),
     PlanPass("maps", "validity", drawings_on_maps),
     PlanPass("photo-maps", "validity", drawings_on_photos),

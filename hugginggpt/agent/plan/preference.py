@@ -1,11 +1,13 @@
 """Preference passes: changes to a plan that can run. Each keeps every correct plan unchanged, in any
 language (the gold-fidelity test, ``tests/agent/test_gold_fidelity.py``, holds them to it), so
-each reads only the plan and the task table, never the request's words.
+each reads only the plan, the task table and what the request gives (files, the message as a whole),
+never the request's words.
 """
 
 from __future__ import annotations
 
 import json
+import re
 
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import Plan, PlanTask, Repair, replace_refs
@@ -37,3 +39,47 @@ def without_repeated_analyses(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[
     tasks = [t.model_copy(update={"args": replace_refs(t.args, moved)}) if t.references() & moved.keys() else t
              for t in kept]
     return plan.model_copy(update={"tasks": tasks}), repairs
+
+
+_NOT_WORD = re.compile(r"\W+")
+
+
+def _bare(text: str) -> str:
+    """``text`` without punctuation, spaces or letter case: how a quoted message compares with the message."""
+    return _NOT_WORD.sub("", text).casefold()
+
+
+def without_analyses_of_the_message(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
+    """A task that analyses a text (it returns ``data``: a classifier, a tagger, extractive question
+    answering, an embedding) given the user's whole message as that text, in a request that gives no file
+    and follows no earlier turn, is taken out, with the tasks that read it. Such a message is addressed
+    to the assistant (a greeting, thanks, a question about it), which answers it directly: a text given
+    to analyse is quoted in, or attached to, a message that says what to do with it. Tasks that make
+    something from the whole message (text-generation, text-to-image) stay."""
+    if not ctx.request or ctx.given:
+        return plan, []
+    message = _bare(ctx.request)
+    if not message:
+        return plan, []
+    out: set[int] = set()
+    repairs: list[Repair] = []
+    for step in plan.tasks:
+        spec = ctx.known.get(step.task)
+        if spec is None or "data" not in spec.outputs:
+            continue
+        texts = [step.args.get(a.name) for a in spec.args if a.value_kind == "text"]
+        if any(isinstance(v, str) and _bare(v) == message for v in texts):
+            out.add(step.id)
+            repairs.append({"task_id": step.id, "reason": f"taken out: {step.task} would analyse the user's whole "
+                                                          "message, which gives no text to analyse (answered directly)"})
+    if not out:
+        return plan, repairs
+    grown = True
+    while grown:  # and every task that reads one taken out
+        readers = {t.id for t in plan.tasks if t.id not in out and t.references() & out}
+        grown = bool(readers)
+        for step in plan.tasks:
+            if step.id in readers:
+                repairs.append({"task_id": step.id, "reason": f"taken out: reads a task taken out ({step.task})"})
+        out |= readers
+    return plan.model_copy(update={"tasks": [t for t in plan.tasks if t.id not in out]}), repairs
