@@ -8,6 +8,7 @@ Reading an LLM's answer into a plan is ``parse.py``'s job; making it runnable, `
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -58,6 +59,24 @@ class Plan(BaseModel):
     def as_list(self) -> list[dict[str, Any]]:
         """The contract's ``[{"task", "id", "dep", "args"}]``, with ``step`` where the planner wrote one."""
         return [t.model_dump(exclude_none=True) for t in self.tasks]
+
+    def readers_of(self, ids: Collection[int]) -> list[PlanTask]:
+        """The tasks that read a task of ``ids``, directly or through other tasks, each once, in the order a
+        walk along the "is read by" edges meets them (linear in the plan's size)."""
+        users: dict[int, list[PlanTask]] = {}
+        for task in self.tasks:
+            for ref in task.references():
+                users.setdefault(ref, []).append(task)
+        seen = set(ids)
+        pending = list(ids)
+        found: list[PlanTask] = []
+        while pending:
+            for task in users.get(pending.pop(), ()):
+                if task.id not in seen:
+                    seen.add(task.id)
+                    found.append(task)
+                    pending.append(task.id)
+        return found
 
 
 def whole_ref(value: Any) -> int | None:

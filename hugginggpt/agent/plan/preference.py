@@ -74,12 +74,7 @@ def without_analyses_of_the_message(plan: Plan, ctx: PlanContext) -> tuple[Plan,
                                                           "message, which gives no text to analyse (answered directly)"})
     if not out:
         return plan, repairs
-    grown = True
-    while grown:  # and every task that reads one taken out
-        readers = {t.id for t in plan.tasks if t.id not in out and t.references() & out}
-        grown = bool(readers)
-        for step in plan.tasks:
-            if step.id in readers:
-                repairs.append({"task_id": step.id, "reason": f"taken out: reads a task taken out ({step.task})"})
-        out |= readers
+    for step in plan.readers_of(out):
+        repairs.append({"task_id": step.id, "reason": f"taken out: reads a task taken out ({step.task})"})
+        out.add(step.id)
     return plan.model_copy(update={"tasks": [t for t in plan.tasks if t.id not in out]}), repairs

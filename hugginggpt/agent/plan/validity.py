@@ -123,18 +123,10 @@ def runnable_graph(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
                     repairs.append(rejected(by_id[task_id], f"tasks {cycle} depend on each other in a cycle"))
                     out.add(task_id)
                 graph.pop(task_id, None)
-    users: dict[int, list[PlanTask]] = {}
-    for task in plan.tasks:
-        for ref in task.references():
-            users.setdefault(ref, []).append(task)
-    pending = list(out)
-    while pending:
-        for task in users.get(pending.pop(), ()):
-            if task.id not in out:
-                bad = sorted(task.references() & (out | set(ctx.rejected)))
-                repairs.append(rejected(task, f"task {task.id} ({task.task}) depends on rejected task(s) {bad}"))
-                out.add(task.id)
-                pending.append(task.id)
+    for task in plan.readers_of(out):
+        bad = sorted(task.references() & (out | set(ctx.rejected)))
+        repairs.append(rejected(task, f"task {task.id} ({task.task}) depends on rejected task(s) {bad}"))
+        out.add(task.id)
     if not out:
         return plan, repairs
     return plan.model_copy(update={"tasks": [t for t in plan.tasks if t.id not in out]}), repairs
