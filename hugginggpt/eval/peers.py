@@ -29,7 +29,8 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
-from typing import Any, Sequence
+import threading
+from typing import Any, Callable, Sequence, TypeVar
 
 from hugginggpt.errors import HuggingGPTError, error_line
 
@@ -48,8 +49,15 @@ MAX_STEPS = 10
 MAX_LLM_CALLS = 12
 
 
+T = TypeVar("T")
+
+
 class PeerMissingError(HuggingGPTError):
     """A peer agent's package is not installed."""
+
+
+class PeerStopped(HuggingGPTError):
+    """A peer's run was stopped from outside (its request timed out); raised at its next model call."""
 
 
 def require(name: str) -> None:
@@ -163,6 +171,22 @@ def _callbacks(config: dict[str, Any] | None) -> list[Any]:
     return list((config or {}).get("callbacks") or [])
 
 
+async def in_thread(work: Callable[[threading.Event], T]) -> T:
+    """``work(stop)`` in a worker thread. When the awaiting task is cancelled (``compare``'s timeout),
+    ``stop`` is set and the thread is waited for before the cancellation goes on: a thread cannot be
+    killed, and one left running would hold the controller model (one call at a time when embedded)
+    into the next request, whose calls would then wait and whose clock would run. ``work`` ends at its
+    next model call once ``stop`` is set (at most the call in progress finishes)."""
+    stop = threading.Event()
+    running = asyncio.ensure_future(asyncio.to_thread(work, stop))
+    try:
+        return await asyncio.shield(running)
+    except asyncio.CancelledError:
+        stop.set()
+        await asyncio.wait({running})  # the thread's end; a second cancellation here goes on at once
+        raise
+
+
 # ----- the peers -----
 
 class _Peer:
@@ -189,8 +213,9 @@ class LangChainHuggingGPTPeer(_Peer):
         planner.llm_chain.verbose = False
         callbacks = [*_callbacks(config), Answers()]
         try:
-            plan = await asyncio.to_thread(planner.plan, {"input": request, "hf_tools": self.tools},
-                                           callbacks=callbacks)
+            # one model call: on a timeout it is finished before the next request starts
+            plan = await in_thread(lambda _stop: planner.plan({"input": request, "hf_tools": self.tools},
+                                                              callbacks=callbacks))
         except Exception as exc:
             if raw:  # the model answered; its parser could not read the answer
                 return _outcome([], f"parse failure: {error_line(exc)}", 1, raw_outputs=raw)
@@ -229,9 +254,9 @@ class SmolagentsPeer(_Peer):
     """smolagents' ToolCallingAgent (``smolagents-tools``) or CodeAgent (``smolagents-code``)."""
 
     async def aplan(self, request: str, config: dict[str, Any] | None = None) -> dict[str, Any]:
-        return await asyncio.to_thread(self._run, request, config)
+        return await in_thread(lambda stop: self._run(request, config, stop))
 
-    def _run(self, request: str, config: dict[str, Any] | None) -> dict[str, Any]:
+    def _run(self, request: str, config: dict[str, Any] | None, stop: threading.Event | None = None) -> dict[str, Any]:
         from smolagents import CodeAgent, ToolCallingAgent
         from smolagents.monitoring import LogLevel
         from smolagents.utils import AgentParsingError
@@ -239,7 +264,7 @@ class SmolagentsPeer(_Peer):
         recorder = CallRecorder(self.tools)
         tools = [smol_tool(tool) for tool in recorder.tools]
         cls = CodeAgent if self.name == "smolagents-code" else ToolCallingAgent
-        agent = cls(tools=tools, model=langchain_model(self.llm, config), max_steps=MAX_STEPS,
+        agent = cls(tools=tools, model=langchain_model(self.llm, config, stop), max_steps=MAX_STEPS,
                     verbosity_level=LogLevel.OFF)
         error = None
         try:
@@ -297,8 +322,9 @@ def smol_tool(lc_tool: Any) -> Any:
     return LangChainTool()
 
 
-def langchain_model(llm: Any, config: dict[str, Any] | None = None) -> Any:
-    """A smolagents ``Model`` answering with the LangChain chat model ``llm`` (``config``: its callbacks)."""
+def langchain_model(llm: Any, config: dict[str, Any] | None = None, stop: threading.Event | None = None) -> Any:
+    """A smolagents ``Model`` answering with the LangChain chat model ``llm`` (``config``: its callbacks).
+    Once ``stop`` is set, a call raises ``PeerStopped`` instead of asking the model."""
     from smolagents.models import (
         ChatMessage,
         ChatMessageToolCall,
@@ -323,6 +349,8 @@ def langchain_model(llm: Any, config: dict[str, Any] | None = None) -> Any:
                      **kwargs: Any) -> Any:
             from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
+            if stop is not None and stop.is_set():
+                raise PeerStopped("stopped: the request's time is up")
             prepared = self._prepare_completion_kwargs(messages, stop_sequences=stop_sequences,
                                                        custom_role_conversions=tool_role_conversions,
                                                        tools_to_call_from=tools_to_call_from)

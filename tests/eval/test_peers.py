@@ -126,6 +126,36 @@ async def test_a_peer_that_loops_is_stopped_and_recorded_with_the_reason(tmp_pat
     assert outcome["llm_calls"] == peers.MAX_LLM_CALLS and len(outcome["plan"]) == peers.MAX_LLM_CALLS
 
 
+class Slow(Scripted):
+    """A scripted model taking ``delay`` seconds a call (the embedded model: one call at a time)."""
+
+    delay: float = 0.3
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        import time
+
+        time.sleep(self.delay)
+        return super()._generate(messages, stop, run_manager, **kwargs)
+
+
+@needs_peers
+@pytest.mark.parametrize("name", ["smolagents-code", "smolagents-tools"])
+async def test_a_timed_out_peer_stops_before_the_next_request_starts(name, tmp_path):
+    import asyncio
+
+    step = {"smolagents-code": lambda i: AIMessage(f"<code>\nx = text_to_speech(text='hello {i}')\n</code>"),
+            "smolagents-tools": lambda i: AIMessage("", tool_calls=[_call("text_to_speech", f"c{i}", text=f"hi {i}")])}
+    llm = Slow(responses=[step[name](i) for i in range(peers.MAX_STEPS)])
+    agent = build_agent(name, llm, "plan", tmp_path, tasks=TASKS)
+    outcome = await run_request(agent, "Say hello forever.", "plan", timeout=0.5)
+
+    assert outcome["error"].startswith("timeout")
+    calls = llm.i
+    assert 1 <= calls <= 3  # the call in progress at the timeout finishes; no further call is made
+    await asyncio.sleep(4 * llm.delay)
+    assert llm.i == calls  # nothing of the run goes on after it was recorded
+
+
 @needs_peers
 async def test_the_tool_calling_peers_see_our_schemas(tmp_path):
     llm = Scripted(responses=SCRIPTS["smolagents-tools"])
