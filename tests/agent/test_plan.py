@@ -206,6 +206,49 @@ def test_a_whole_message_made_into_something_or_one_with_a_file_or_a_quoted_text
     assert validate_plan([raw], known, "Describe cats.\nand this one?")[0].tasks != []
 
 
+@pytest.mark.parametrize("request_text, first, rest", [
+    ("denoise both takes (take1.wav, take2.wav) and transcribe them", "take1.wav", ["take2.wav"]),
+    ("Entferne bei beiden Aufnahmen take1.wav und take2.wav das Rauschen, dann transkribieren", "take1.wav",
+     ["take2.wav"]),
+    ("把 a.wav、b.wav和c.wav 去噪后转成文字", "a.wav", ["b.wav", "c.wav"]),
+    ("a.wavとb.wavのノイズを消して文字起こしして", "a.wav", ["b.wav"]),
+])
+def test_a_chain_written_for_one_file_of_a_list_is_repeated_for_each_other(request_text, first, rest):
+    from hugginggpt.tools.table import task_table
+
+    known = dict(task_table())
+    raw = [{"task": "audio-to-audio", "id": 0, "args": {"audio": first}},
+           {"task": "automatic-speech-recognition", "id": 1, "args": {"audio": "<resource>-0"}}]
+    plan, repairs = validate_plan(raw, known, request_text)
+    chains = [(t.task, t.args["audio"]) for t in plan.tasks]
+    expected = [("audio-to-audio", first), ("automatic-speech-recognition", "<resource>-0")]
+    for i, file in enumerate(rest):
+        expected += [("audio-to-audio", file), ("automatic-speech-recognition", f"<resource>-{2 + 2 * i}")]
+    assert chains == expected
+    assert [r["pass"] for r in repairs if r["pass"] != "dep"] == ["listed-files"] * len(rest)
+    assert not any(r["reason"].startswith("rejected") for r in repairs)
+
+
+def test_files_in_different_roles_or_all_read_are_left_as_planned():
+    from hugginggpt.tools.table import task_table
+
+    known = dict(task_table())
+    # two pictures with a clause between them are not a list: each has its own role
+    pose = [{"task": "openpose-control", "id": 0, "args": {"image": "ref_pose.jpg"}},
+            {"task": "openpose-text-to-image", "id": 1, "args": {"image": "<resource>-0", "text": "a knight"}}]
+    request = "same pose as the girl in ref_pose.jpg, but the content should be whatever is shown in scene.jpg"
+    assert [r["pass"] for r in validate_plan(pose, known, request)[1]] == []
+    # a list whose files are all read, or whose one reader's chain also reads another task, stays
+    both = [{"task": "image-classification", "id": 0, "args": {"image": "a.jpg"}},
+            {"task": "image-to-text", "id": 1, "args": {"image": "b.jpg"}}]
+    assert validate_plan(both, known, "a.jpg, b.jpg: what are they?")[1] == []
+    merged = [{"task": "text-generation", "id": 0, "args": {"text": "a rhyme"}},
+              {"task": "image-to-text", "id": 1, "args": {"image": "a.jpg"}},
+              {"task": "summarization", "id": 2, "args": {"text": "<resource>-0 <resource>-1"}}]
+    plan, repairs = validate_plan(merged, known, "a.jpg, b.jpg: write a rhyme, caption and sum up")
+    assert [t.id for t in plan.tasks] == [0, 1, 2] and not [r for r in repairs if r["pass"] == "listed-files"]
+
+
 def test_accepted_shapes_and_empty_plan():
     plan, _ = validate_plan({"tasks": [{"task": "image-to-text", "id": "1", "dep": "-1", "args": {"image": "a"}}]}, TASKS)
     assert plan.tasks[0].id == 1

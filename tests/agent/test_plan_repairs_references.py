@@ -8,7 +8,7 @@ repair is recorded with its reason.
 import pytest
 
 from hugginggpt.agent.plan.passes import validate_plan
-from hugginggpt.tools.resources.mentions import request_files, table_files
+from hugginggpt.tools.resources.mentions import listed_files, request_files, table_files
 from hugginggpt.tools import task_table
 
 
@@ -134,6 +134,23 @@ def test_file_names_written_against_unspaced_scripts_are_found():
     assert request_files("画像は/tmp/猫/in.png です")["image"] == ["/tmp/猫/in.png"]
     assert table_files("根据sales.csv，哪个城市最高？") == ["sales.csv"]
     assert request_files("photo.jpgs are not a.jpg_old nor b.jpg2") == {"image": [], "audio": [], "video": []}
+    # two names glued to one word of such a script are two names
+    assert request_files("比较a.jpg和b.jpg哪张更亮")["image"] == ["a.jpg", "b.jpg"]
+    assert request_files("a.jpgとb.jpgを比べて")["image"] == ["a.jpg", "b.jpg"]
+    assert table_files("a.csv和b.csv里") == ["a.csv", "b.csv"]
+    assert request_files("版本v1.2里的a.jpg")["image"] == ["a.jpg"]
+
+
+def test_files_written_as_a_list_are_found_in_any_language():
+    assert listed_files("denoise both takes (take1.wav, take2.wav) and transcribe them") == [["take1.wav", "take2.wav"]]
+    assert listed_files("A: /ex/a.jpg, B: /ex/b.jpg, C: /ex/c.jpg, how many zebras?") == [
+        ["/ex/a.jpg", "/ex/b.jpg", "/ex/c.jpg"]]
+    assert listed_files("比较a.jpg和b.jpg") == [["a.jpg", "b.jpg"]]
+    assert listed_files("x.jpg und y.jpg, dann talk.wav et song.wav") == [["x.jpg", "y.jpg"], ["talk.wav", "song.wav"]]
+    # a clause between two files, another kind between them, or one file: no list
+    assert listed_files("the pose of d.jpg and the content of e.jpg") == []
+    assert listed_files("a.jpg, talk.wav, b.jpg") == []
+    assert listed_files("a.jpg, a.jpg") == []
 
 
 def test_a_media_argument_that_describes_instead_of_naming_a_file_is_repaired(known):

@@ -15,7 +15,7 @@ import pytest
 
 from hugginggpt.agent.plan import canonical_refs
 from hugginggpt.agent.plan.passes import validate_plan
-from hugginggpt.tools.resources.mentions import media_kind_of, request_files
+from hugginggpt.tools.resources.mentions import listed_files, media_kind_of, request_files
 from hugginggpt.agent.answer_check import unknown_paths
 from hugginggpt.tools.resources.refs import RESOURCE_REF, contains_resource_ref
 from hugginggpt.tools.table import ArgSpec, TaskSpec
@@ -61,12 +61,14 @@ def test_the_answer_path_check_runs_in_linear_time(text: str):
 
 
 @pytest.mark.parametrize("text", ["a" * N, "a" * N + ".png", "x." * N, "%~:" * (N // 3) + "y",
-                                  "一a" * (N // 2) + ".png", "一" * N + "a.png一"],
+                                  "一a" * (N // 2) + ".png", "一" * N + "a.png一", "a.png一" * (N // 6),
+                                  "".join(f"a{i}.png, " for i in range(N // 8))],
                          ids=["long-word", "long-word-with-suffix", "dots", "path-characters", "scripts-alternating",
-                              "unspaced-before-a-name"])
+                              "unspaced-before-a-name", "glued-names", "a-long-list"])
 def test_the_request_file_scan_runs_in_linear_time(text: str):
     assert cpu_seconds(request_files, text) < CPU_BOUND_S
     assert cpu_seconds(media_kind_of, text) < CPU_BOUND_S
+    assert cpu_seconds(listed_files, text) < CPU_BOUND_S
 
 
 def _task(name, description, arg, kind, outputs=()):

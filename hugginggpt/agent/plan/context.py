@@ -9,7 +9,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from hugginggpt.agent.plan.model import MAX_TASKS
-from hugginggpt.tools.resources.mentions import last_part, request_files, table_files, web_urls
+from hugginggpt.tools.resources.mentions import last_part, listed_files, request_files, table_files, web_urls
 from hugginggpt.tools.resources.sniff import file_kind
 from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
 
@@ -60,15 +60,21 @@ class PlanContext:
     given: tuple[str, ...] = ()
     """The files the user gives with this request (``given_files``), not those of the conversation before
     it: what the user brings for the plan to work on."""
+    lists: tuple[tuple[str, ...], ...] = ()
+    """The runs of files the user's own words write as a list (``mentions.listed_files``): like inputs."""
 
     @classmethod
     def of(cls, known: Mapping[str, TaskSpec], request: str | None = None,
-           max_tasks: int | None = MAX_TASKS, given: Collection[str] | None = None) -> "PlanContext":
+           max_tasks: int | None = MAX_TASKS, given: Collection[str] | None = None,
+           words: str | None = None) -> "PlanContext":
         """The context of a plan for ``request``; ``given``: the files this request gives when ``request``
-        holds more than it (the conversation so far), else ``request``'s own files."""
+        holds more than it (the conversation so far), else ``request``'s own files; ``words``: the user's
+        own text for this request when ``request`` holds more (attached files listed after it), else
+        ``request``."""
         files = {kind: tuple(names) for kind, names in request_files(request or "").items()}
         given = tuple(given) if given is not None else tuple(given_files(request or ""))
-        return cls(known=known, request=request, max_tasks=max_tasks, files=files, given=given)
+        lists = tuple(tuple(run) for run in listed_files(words if words is not None else request or ""))
+        return cls(known=known, request=request, max_tasks=max_tasks, files=files, given=given, lists=lists)
 
     def gives(self, value: str) -> bool:
         """Whether ``value`` is a file the user gives with this request (as written, or by its last path part)."""

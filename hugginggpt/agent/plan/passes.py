@@ -25,7 +25,8 @@ from typing import Any, Literal
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
 from hugginggpt.agent.plan.parse import read_plan
-from hugginggpt.agent.plan.preference import without_analyses_of_the_message, without_repeated_analyses
+from hugginggpt.agent.plan.preference import (each_listed_file, without_analyses_of_the_message,
+                                              without_repeated_analyses)
 from hugginggpt.agent.plan.references import (drawings_on_maps, drawings_on_photos, kind_true_references,
                                               media_read_as_text, readable_references)
 from hugginggpt.agent.plan.validity import known_arguments, known_task_names, rebuilt_dep, runnable_graph
@@ -53,6 +54,7 @@ PASSES: tuple[PlanPass, ...] = (
     PlanPass("kinds", "validity", kind_true_references),
     PlanPass("maps", "validity", drawings_on_maps),
     PlanPass("photo-maps", "validity", drawings_on_photos),
+    PlanPass("listed-files", "preference", each_listed_file),
     PlanPass("graph", "validity", runnable_graph),
     PlanPass("dep", "validity", rebuilt_dep),
 )
@@ -88,7 +90,7 @@ def run_passes(plan: Plan, ctx: PlanContext, *, without: Collection[str] = ()) -
 
 def validate_plan(raw: Any, known: Mapping[str, TaskSpec], request: str | None = None,
                   max_tasks: int | None = MAX_TASKS, *, without: Collection[str] = (),
-                  given: Collection[str] | None = None) -> tuple[Plan, list[Repair]]:
+                  given: Collection[str] | None = None, words: str | None = None) -> tuple[Plan, list[Repair]]:
     """Read a parsed plan (``raw``: the answer's JSON) and run the passes on it with ``request`` (the
     user's text as the planner read it, with the conversation before it if any; None when unknown: file
     checks are then skipped).
@@ -97,8 +99,9 @@ def validate_plan(raw: Any, known: Mapping[str, TaskSpec], request: str | None =
     ``raw`` is no plan at all. An empty plan is valid: the LLM answers directly. Only the first
     ``max_tasks`` tasks are kept (``None``: all). ``without``: switchable passes to leave out.
     ``given``: the files the user gives with this request when ``request`` holds a conversation too
-    (``context.given_files`` of the request alone); None: every file ``request`` names.
+    (``context.given_files`` of the request alone); None: every file ``request`` names. ``words``: the
+    user's own text when ``request`` holds more (the conversation, the attached files listed after it).
     """
     plan, repairs = read_plan(raw, max_tasks)
-    plan, more = run_passes(plan, PlanContext.of(known, request, max_tasks, given), without=without)
+    plan, more = run_passes(plan, PlanContext.of(known, request, max_tasks, given, words), without=without)
     return plan, [*repairs, *more]

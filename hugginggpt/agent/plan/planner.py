@@ -157,6 +157,7 @@ class _Attempt:
         self.context = f"{history}\n{text}" if history else text
         # the files this request gives (not the conversation's): each is for a task to read
         self.given = given_files(text, tuple(request.files))
+        self.words = request.input  # the user's own text, without the attached files listed after it
         self.max_tokens = plan_max_tokens(text)
         self.inputs = (request_inputs(self.context, tuple(request.files))
                        if self.tasks and exact_schemas(llm) else None)
@@ -192,7 +193,7 @@ class _Attempt:
 
     def _validate(self, asked: tuple[Any, list[Repair]]) -> _Answer:
         data, read_repairs = asked
-        plan, repairs = validate_plan(data, self.tasks, self.context, given=self.given)
+        plan, repairs = validate_plan(data, self.tasks, self.context, given=self.given, words=self.words)
         return _Answer(plan, [*read_repairs, *repairs], stated_wants(data))
 
     def _error(self, answer: _Answer) -> str | None:
@@ -200,7 +201,7 @@ class _Attempt:
         rejections = _rejections(answer.repairs)
         if rejections:
             return "; ".join(rejections)
-        left = problems(answer.plan, PlanContext.of(self.tasks, self.context, given=self.given))
+        left = problems(answer.plan, PlanContext.of(self.tasks, self.context, given=self.given, words=self.words))
         if left:  # what the passes could not make runnable (none is expected)
             return "; ".join(left)
         if not answer.plan.tasks and self.given:

@@ -11,6 +11,7 @@ import re
 
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import Plan, PlanTask, Repair, replace_refs
+from hugginggpt.tools.resources.mentions import last_part
 
 
 def without_repeated_analyses(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
@@ -78,3 +79,50 @@ def without_analyses_of_the_message(plan: Plan, ctx: PlanContext) -> tuple[Plan,
         repairs.append({"task_id": step.id, "reason": f"taken out: reads a task taken out ({step.task})"})
         out.add(step.id)
     return plan.model_copy(update={"tasks": [t for t in plan.tasks if t.id not in out]}), repairs
+
+
+def _reads_file(step: PlanTask, file: str) -> list[str]:
+    """The names of ``step``'s arguments whose whole value is ``file`` (as written, or by its last path part)."""
+    return [name for name, value in step.args.items()
+            if isinstance(value, str) and (value.strip() == file or last_part(value.strip()) == last_part(file))]
+
+
+def each_listed_file(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
+    """Files the user's words write as a list (``PlanContext.lists``: ``take1.wav, take2.wav``) are like
+    inputs; files attached to the request are not read as a list. When one task reads one file of such a list and no task reads the others, that task and the
+    tasks reading it (directly or not) are repeated for each unread file, in the list's order, the
+    copies reading the copies: "denoise take1.wav, take2.wav and transcribe them" gets two chains.
+    Nothing changes when the plan reads two files of the list, when a repeated task would also read a
+    task outside the chain, or when the copies would pass the plan's task limit."""
+    if not ctx.request or not ctx.given or not plan.tasks:
+        return plan, []
+    repairs: list[Repair] = []
+    for files in ctx.lists:
+        files = [f for f in files if ctx.gives(f)]
+        reading = {f: [t for t in plan.tasks if _reads_file(t, f)] for f in files}
+        read = [f for f in files if reading[f]]
+        if len(read) != 1 or len(reading[read[0]]) != 1 or len(files) < 2:
+            continue
+        first = reading[read[0]][0]
+        chain = [first, *plan.readers_of({first.id})]
+        ids = {t.id for t in chain}
+        unread = [f for f in files if f != read[0]]
+        if any(t.references() - ids for t in chain[1:]) or (
+                ctx.max_tasks is not None and len(plan.tasks) + len(chain) * len(unread) > ctx.max_tasks):
+            continue
+        tasks = list(plan.tasks)
+        for file in unread:
+            start = max(t.id for t in tasks) + 1
+            moved = {t.id: start + i for i, t in enumerate(chain)}
+            for step in chain:
+                args = replace_refs(step.args, moved)
+                if step is first:
+                    args.update({name: file for name in _reads_file(first, read[0])})
+                tasks.append(step.model_copy(update={"id": moved[step.id], "args": args, "step": None,
+                                                     "dep": [moved.get(d, d) for d in step.dep]}))
+            repairs.append({"task_id": first.id, "reason": f"{file!r} is listed with {read[0]!r}, which task "
+                                                           f"{first.id} ({first.task}) reads: tasks "
+                                                           f"{sorted(ids)} repeated for it as tasks "
+                                                           f"{sorted(moved.values())}"})
+        plan = plan.model_copy(update={"tasks": tasks})
+    return plan, repairs

@@ -2,6 +2,7 @@
 
 - ``request_files`` / ``media_kind_of``: the media files a request names, by kind (what the planner's
   passes may read), and the media kind one value names;
+- ``listed_files``: runs of media files of one kind that a request writes as a list (like inputs);
 - ``table_files`` / ``web_urls``: the table files (``.csv``, ``.tsv``, ``.xlsx``, ``.json``) and the
   http(s) URLs a request writes, which a plan's table and media arguments may read;
 - ``looks_like_path``: whether a value is a file name or path rather than words describing one;
@@ -16,6 +17,8 @@ pattern matches a maximal run of path characters and the run is then judged in P
 from __future__ import annotations
 
 import re
+import unicodedata
+from functools import lru_cache
 
 from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES, file_kind
 from hugginggpt.tools.table import MEDIA_KINDS
@@ -61,6 +64,24 @@ def media_kind_of(value: str) -> str | None:
     return kind if kind in MEDIA_KINDS else None
 
 
+def _named(pattern: re.Pattern[str], text: str | None) -> list[tuple[int, str]]:
+    """The names ``pattern`` (a file-name pattern ending in a suffix) finds in ``text``, with where each
+    starts. A match holding several names glued by words of an unspaced script (``a.jpg和b.jpg``,
+    ``a.jpgとb.jpg``) is cut after each suffix such words follow, and each part loses the words before
+    it (``_unglued``)."""
+    found: list[tuple[int, str]] = []
+    for match in pattern.finditer(text or ""):
+        whole, offset = match.group(0), match.start()
+        cuts = [m.end(1) for m in _GLUED_SUFFIX.finditer(whole)]
+        for begin, stop in zip([0, *cuts], [*cuts, len(whole)]):
+            part = whole[begin:stop]
+            if pattern.fullmatch(part) is None:  # a number or words glued to a name, not a name of this kind
+                continue
+            name = _unglued(part)
+            found.append((offset + stop - len(name), name))
+    return found
+
+
 def _unglued(name: str) -> str:
     """``name`` without the words of an unspaced script written before it: ``一张example.jpg`` is
     ``example.jpg``. A name that is in such a script (``庭.jpg``), or a path through a folder before
@@ -80,18 +101,51 @@ def _unglued(name: str) -> str:
 
 def request_files(request: str) -> dict[str, list[str]]:
     """The media files and URLs a request names, by kind, in order of appearance."""
-    found: dict[str, list[str]] = {kind: [] for kind in MEDIA_KINDS}
-    for match in _FILE_NAME.finditer(request or ""):
-        name = _unglued(match.group(0))
-        kind = media_kind_of(name)
-        if kind and name not in found[kind]:
-            found[kind].append(name)
-    return found
+    found: dict[str, dict[str, None]] = {kind: {} for kind in MEDIA_KINDS}  # ordered sets: linear time
+    for _, name, kind in _media_mentions(request or ""):
+        if kind:
+            found[kind].setdefault(name)
+    return {kind: list(names) for kind, names in found.items()}
+
+
+@lru_cache(maxsize=16)
+def _media_mentions(text: str) -> tuple[tuple[int, str, str | None], ...]:
+    """Each media file name ``text`` writes: where it starts, the name, its kind. Kept for the last few
+    texts: planning one request reads its files many times."""
+    return tuple((start, name, media_kind_of(name)) for start, name in _named(_FILE_NAME, text))
+
+
+#: The most letters or digits the joiner between two listed files may hold: a conjunction ("and", "und",
+#: "et", "y", "和", "と") or an item label ("A: a.jpg, B: b.jpg"); a clause between two files is no joiner.
+MAX_JOINER_LETTERS = 4
+
+
+def listed_files(request: str) -> list[list[str]]:
+    """The runs of two or more media files of one kind that ``request`` writes one right after another,
+    joined by spaces, punctuation and at most ``MAX_JOINER_LETTERS`` letters (``a.jpg, b.jpg``, ``take1.wav
+    and take2.wav``, ``a.jpg和b.jpg``, ``A: a.jpg, B: b.jpg``): a list of like inputs. Read from the
+    joiner's length, not its words, so it holds in any language."""
+    runs: list[list[str]] = []
+    run: dict[str, None] = {}  # an ordered set: linear time
+    kind: str | None = None
+    end = 0
+    for start, name, this in _media_mentions(request or ""):
+        joiner = sum(1 for ch in request[end:start] if unicodedata.category(ch)[0] in "LN")
+        if run and this == kind and joiner <= MAX_JOINER_LETTERS:
+            run.setdefault(name)
+        else:
+            if len(run) > 1:
+                runs.append(list(run))
+            run, kind = {name: None}, this
+        end = start + len(name)
+    if len(run) > 1:
+        runs.append(list(run))
+    return runs
 
 
 def table_files(text: str) -> list[str]:
     """The table files ``text`` names (``.csv``, ``.tsv``, ``.xls``/``.xlsx``, ``.json``), in order."""
-    return [_unglued(match.group(0)) for match in _TABLE_NAME.finditer(text or "")]
+    return [name for _, name in _named(_TABLE_NAME, text)]
 
 
 def web_urls(text: str) -> list[str]:
