@@ -150,8 +150,9 @@ def runnable_plans(draw):
                 # an edit or restyling of a condition map is no correct plan: its drawing task draws along it
                 producers = [p for p in producers if not ALL_TASKS[plan[p]["task"]].drawn_by]
             if kind == "image" and info.draws_on_map:
-                # a drawing along a condition map reads a map, never a photo the user gives
-                options = [f"<resource>-{p}" for p in producers]
+                # a drawing along a condition map reads a map: never a photo the user gives, a generated
+                # picture or another drawing
+                options = [f"<resource>-{p}" for p in producers if ALL_TASKS[plan[p]["task"]].drawn_by]
                 if not options:
                     break
             elif kind in _FILES:

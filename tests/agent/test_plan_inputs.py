@@ -163,6 +163,29 @@ def test_an_edit_of_a_condition_map_is_drawn_along_it():
     assert [t.task for t in plan.tasks] == ["canny-control"] and "canny-text-to-image" in repairs[0]["reason"]
 
 
+def test_a_drawing_along_a_map_never_reads_a_picture_made_by_another_task():
+    # "segment kitchen.jpg, draw a modern kitchen along it, then a rustic one along the same map"
+    raw = [step("image-segmentation", 0, image="kitchen.jpg"),
+           step("seg-text-to-image", 1, image="<resource>-0", text="a modern kitchen"),
+           step("seg-text-to-image", 2, image="<resource>-1", text="a rustic kitchen")]
+    request = "segmenta kitchen.jpg y dibuja una cocina moderna con ese mapa, y luego una rústica con el mismo mapa"
+    assert problems(read_plan(raw)[0], PlanContext.of(TASKS, request)) == [
+        "task 2: seg-text-to-image draws along a map, not on the picture '<resource>-1' (image-segmentation "
+        "makes its map)"]
+    plan, repairs = validate_plan(raw, TASKS, request)
+    assert [(t.task, t.args["image"]) for t in plan.tasks] == [
+        ("image-segmentation", "kitchen.jpg"), ("seg-text-to-image", "<resource>-0"), ("seg-text-to-image", "<resource>-0")]
+    assert "nearest earlier map of its kind, task 0" in repairs[0]["reason"]
+    # a generated picture with no map of it yet: its map is made first, then drawn along
+    raw = [step("text-to-image", 0, text="a small house"), step("depth-text-to-image", 1, image="<resource>-0",
+                                                                text="the house in winter")]
+    plan, _ = validate_plan(raw, TASKS, "画一座小房子，再按它的深度画一个冬天的版本")
+    assert plan.as_list() == [
+        {"task": "text-to-image", "id": 0, "dep": [], "args": {"text": "a small house"}},
+        {"task": "depth-estimation", "id": 1, "dep": [0], "args": {"image": "<resource>-0"}},
+        {"task": "depth-text-to-image", "id": 2, "dep": [1], "args": {"image": "<resource>-1", "text": "the house in winter"}}]
+
+
 def test_maps_that_taskbench_edits_and_drawings_along_another_map_stay():
     depth_edit = [step("depth-estimation", 0, image="a.jpg"),
                   step("image-text-to-image", 1, image="<resource>-0", prompt="make it blue")]
@@ -177,8 +200,8 @@ def test_a_drawing_on_a_photo_the_user_gives_draws_along_that_photos_map():
            step("image-to-video", 1, image="<resource>-0")]
     request = "参考 photos/kick.jpg 的姿势，画一个骑士，然后让它动起来"
     assert problems(read_plan(raw)[0], PlanContext.of(TASKS, request)) == [
-        "task 0: openpose-text-to-image draws along a map, not on the photo 'photos/kick.jpg' the user gives "
-        "(openpose-control makes its map)"]
+        "task 0: openpose-text-to-image draws along a map, not on the picture 'photos/kick.jpg' (openpose-control "
+        "makes its map)"]
     plan, repairs = validate_plan(raw, TASKS, request)
     assert problems(plan, PlanContext.of(TASKS, request)) == []
     assert plan.as_list() == [

@@ -7,8 +7,8 @@ is neither a file the request names, a URL nor a whole reference to a task makin
 without the mark its argument needs (fill-mask's mask token: ``unmarked``), a
 reference to the task itself, to no task or to a task making no output of the argument's kind, a
 whole-value placeholder written instead of a reference, a table file the request does not give, an edit or
-restyling of a condition map (``map_misread``), a drawing along a map written on a photo the user gives
-(``photo_drawing``), a media file given as a text where a task reads that file (``media_as_text``), a
+restyling of a condition map (``map_misread``), a drawing along a map written on a picture that is no map
+(``photo_drawing``: a photo the user gives, a generated picture, another drawing), a media file given as a text where a task reads that file (``media_as_text``), a
 cycle. The predicates the passes decide by (``readable_media``, ``unreadable_table``, ``is_placeholder``,
 ``map_misread``, ``photo_drawing``, ``media_as_text``) live here too. A plan
 with no problems passes every validity pass unchanged (the property tests and the gold-fidelity test
@@ -67,11 +67,11 @@ def problems(plan: Plan, ctx: PlanContext) -> list[str]:
         drawing = map_misread(task, by_id, ctx)
         if drawing is not None:
             found.append(f"task {task.id}: {task.task} reads a condition map, which {drawing} draws along")
-        on_photo = photo_drawing(task, ctx)
+        on_photo = photo_drawing(task, by_id, ctx)
         if on_photo is not None:
             _, photo, maker = on_photo
-            found.append(f"task {task.id}: {task.task} draws along a map, not on the photo {photo!r} the user "
-                         f"gives ({maker} makes its map)")
+            found.append(f"task {task.id}: {task.task} draws along a map, not on the picture {photo!r} ({maker} "
+                         "makes its map)")
         as_text = media_as_text(task, ctx)
         if as_text is not None:
             found.append(f"task {task.id}: {task.task} reads the file {as_text.file!r} as its {as_text.arg} ("
@@ -142,19 +142,34 @@ def map_misread(task: PlanTask, by_id: dict[int, PlanTask], ctx: PlanContext) ->
     return None
 
 
-def photo_drawing(task: PlanTask, ctx: PlanContext) -> tuple[str, str, str] | None:
-    """``(image argument, file, map task)`` when ``task`` draws along a condition map (``map_by`` in the task
-    table) but its image is a file the user gives with this request (``ctx.given``), and the task that
-    makes the map is known; None otherwise (``references.drawings_on_photos``)."""
+def photo_drawing(task: PlanTask, by_id: dict[int, PlanTask], ctx: PlanContext) -> tuple[str, str, str] | None:
+    """``(image argument, value, map task)`` when ``task`` draws along a condition map (``map_by`` in the
+    task table) but its image is a picture, not a map: a file the user gives with this request
+    (``ctx.given``), or an earlier task's image that is no condition map (a generated picture, another
+    drawing); and the task that makes the map is known. None otherwise (``references.drawings_on_photos``;
+    a map of another kind, hed-control's soft edges for canny-text-to-image, is read as written)."""
     spec = ctx.known.get(task.task)
     maker = ctx.known.get(spec.map_by) if spec is not None and spec.map_by else None
     if maker is None or ctx.request is None or not any(a.kind == "image" for a in maker.args):
         return None
     image = next((a.name for a in spec.args if a.kind == "image"), None)
     value = task.args.get(image) if image is not None else None
-    if not isinstance(value, str) or whole_ref(value) is not None or not ctx.gives(value):
+    if not isinstance(value, str):
+        return None
+    ref = whole_ref(value)
+    if ref is None:
+        return (image, value, maker.name) if ctx.gives(value) else None
+    source = ctx.known.get(by_id[ref].task) if ref in by_id else None
+    if source is None or not source.produces("image") or is_map_maker(source.name, ctx):
         return None
     return image, value, maker.name
+
+
+def is_map_maker(name: str, ctx: PlanContext) -> bool:
+    """Whether the task ``name`` makes a condition map: some drawing's ``map_by``, or a task with a drawing
+    along its output (``drawn_by``)."""
+    spec = ctx.known.get(name)
+    return spec is not None and (bool(spec.drawn_by) or any(s.map_by == name for s in ctx.known.values()))
 
 
 class MediaText(NamedTuple):

@@ -236,6 +236,7 @@ def _reading_made(tasks: list[PlanTask], position: int, arg: str, maker: str, fi
             shift = {t.id: t.id + 1 for t in tasks if t.id >= made_id}
             tasks = [t.model_copy(update={"id": shift.get(t.id, t.id), "args": replace_refs(t.args, shift)})
                      for t in tasks]
+            file = replace_refs(file, shift)
         tasks = [*tasks[:position], PlanTask(task=maker, id=made_id, args={into: file}), *tasks[position:]]
         position, how = position + 1, f"task {made_id} ({maker}) added to make it"
     reader = tasks[position]
@@ -275,20 +276,31 @@ def drawings_on_maps(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
 
 def drawings_on_photos(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
     """A drawing along a condition map (a task with ``map_by``: openpose-text-to-image, depth-text-to-image)
-    whose image is a file the user gives with this request reads the map that ``map_by`` makes of that
-    file (openpose-control, depth-estimation) instead: a task of the plan that already makes it, else one
-    added right before the drawing (the tasks after it renumbered). A ControlNet drawing conditioned on a
-    photo follows no pose, edges or depth. A file of the conversation before the request (a map made
-    earlier) and an earlier task's result are read as written (``check.photo_drawing``)."""
+    whose image is a picture and not a map reads a map of its kind instead (``check.photo_drawing``). A
+    file the user gives with this request: the map that ``map_by`` makes of that file (openpose-control,
+    depth-estimation), a task of the plan that already makes it, else one added right before the drawing
+    (the tasks after it renumbered). An earlier task's picture (a generated image, another drawing): the
+    nearest earlier map of that kind in the plan ("draw a second kitchen along the same map"), else the
+    map made of that picture, added the same way. A ControlNet drawing conditioned on a picture follows
+    no pose, edges or depth. A file of the conversation before the request (a map made earlier) is read
+    as written."""
 
     def complete(tasks: list[PlanTask], position: int) -> tuple[list[PlanTask], int, str] | None:
-        found = photo_drawing(tasks[position], ctx)
+        found = photo_drawing(tasks[position], {t.id: t for t in tasks}, ctx)
         if found is None:
             return None
         image, value, maker = found
+        drawing = tasks[position]
+        if whole_ref(value) is not None:
+            earlier = next((t for t in reversed(tasks[:position]) if t.task == maker), None)
+            if earlier is not None:
+                tasks = list(tasks)
+                tasks[position] = drawing.model_copy(update={"args": {**drawing.args, image: f"<resource>-{earlier.id}"}})
+                return tasks, position, (f"{drawing.task} draws along a map, not on the picture {value!r}: it reads "
+                                         f"the nearest earlier map of its kind, task {earlier.id} ({maker})")
         tasks, position, how = _reading_made(tasks, position, image, maker, value, ctx)
-        return tasks, position, (f"{tasks[position].task} draws along the map {maker} makes, not on the photo "
-                                 f"{value!r} the user gives: {how}")
+        return tasks, position, (f"{tasks[position].task} draws along the map {maker} makes, not on the picture "
+                                 f"{value!r}: {how}")
 
     return _completed(plan, complete)
 
