@@ -89,11 +89,12 @@ def _reads_file(step: PlanTask, file: str) -> list[str]:
 
 def each_listed_file(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
     """Files the user's words write as a list (``PlanContext.lists``: ``take1.wav, take2.wav``) are like
-    inputs; files attached to the request are not read as a list. When one task reads one file of such a list and no task reads the others, that task and the
-    tasks reading it (directly or not) are repeated for each unread file, in the list's order, the
-    copies reading the copies: "denoise take1.wav, take2.wav and transcribe them" gets two chains.
-    Nothing changes when the plan reads two files of the list, when a repeated task would also read a
-    task outside the chain, or when the copies would pass the plan's task limit."""
+    inputs; files attached to the request are not read as a list. When one task reads one file of such
+    a list and no task reads the others, that task and the tasks reading it (directly or not) are
+    repeated for each unread file, in the list's order, the copies reading the copies: "denoise
+    take1.wav, take2.wav and transcribe them" gets two chains. Nothing changes when the plan reads two
+    files of the list, when a repeated task would also read a task outside the chain, or when the
+    copies would pass the plan's task limit."""
     if not ctx.request or not ctx.given or not plan.tasks:
         return plan, []
     repairs: list[Repair] = []
