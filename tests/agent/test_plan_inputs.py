@@ -174,7 +174,8 @@ def test_a_drawing_along_a_map_never_reads_a_picture_made_by_another_task():
         "makes its map)"]
     plan, repairs = validate_plan(raw, TASKS, request)
     assert [(t.task, t.args["image"]) for t in plan.tasks] == [
-        ("image-segmentation", "kitchen.jpg"), ("seg-text-to-image", "<resource>-0"), ("seg-text-to-image", "<resource>-0")]
+        ("image-segmentation", "kitchen.jpg"), ("seg-text-to-image", "<resource>-0"),
+        ("seg-text-to-image", "<resource>-0")]
     assert "nearest earlier map of its kind, task 0" in repairs[0]["reason"]
     # a generated picture with no map of it yet: its map is made first, then drawn along
     raw = [step("text-to-image", 0, text="a small house"), step("depth-text-to-image", 1, image="<resource>-0",
@@ -183,7 +184,8 @@ def test_a_drawing_along_a_map_never_reads_a_picture_made_by_another_task():
     assert plan.as_list() == [
         {"task": "text-to-image", "id": 0, "dep": [], "args": {"text": "a small house"}},
         {"task": "depth-estimation", "id": 1, "dep": [0], "args": {"image": "<resource>-0"}},
-        {"task": "depth-text-to-image", "id": 2, "dep": [1], "args": {"image": "<resource>-1", "text": "the house in winter"}}]
+        {"task": "depth-text-to-image", "id": 2, "dep": [1],
+         "args": {"image": "<resource>-1", "text": "the house in winter"}}]
 
 
 def test_maps_that_taskbench_edits_and_drawings_along_another_map_stay():

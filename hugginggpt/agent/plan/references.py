@@ -295,7 +295,8 @@ def drawings_on_photos(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]
             earlier = next((t for t in reversed(tasks[:position]) if t.task == maker), None)
             if earlier is not None:
                 tasks = list(tasks)
-                tasks[position] = drawing.model_copy(update={"args": {**drawing.args, image: f"<resource>-{earlier.id}"}})
+                args = {**drawing.args, image: f"<resource>-{earlier.id}"}
+                tasks[position] = drawing.model_copy(update={"args": args})
                 return tasks, position, (f"{drawing.task} draws along a map, not on the picture {value!r}: it reads "
                                          f"the nearest earlier map of its kind, task {earlier.id} ({maker})")
         tasks, position, how = _reading_made(tasks, position, image, maker, value, ctx)
