@@ -10,6 +10,9 @@ an image, the pitch of a tone, a bag-of-letters embedding...). Routes:
 - ``.../v1/chat/completions``: OpenAI-style chat (TGI);
 - ``GET /api/models`` (filter ``pipeline_tag``, ``sort=downloads``, ``limit``), ``GET /api/models/<id>``.
 
+A fill-mask model answers as the Inference API does: a 400 when the text lacks its own mask token
+(``mask_token`` in ``hub_models``, ``[MASK]`` by default).
+
 Faults are scripted per request with ``server.script(...)``: an HTTP status (answered with a JSON
 error), ``"close"`` (drop the connection), ``"garbage"`` (200 with a non-JSON body), ``"slow"``
 (answer after ``server.slow_seconds``). ``server.token`` set: requests without that bearer get 401.
@@ -45,6 +48,8 @@ DEFAULT_HUB_MODELS: dict[str, dict[str, Any]] = {
     "acme/painter": {"pipeline_tag": "text-to-image", "downloads": 3000, "likes": 300},
     "acme/speaker": {"pipeline_tag": "text-to-speech", "downloads": 600, "likes": 6},
     "acme/letters-embedder": {"pipeline_tag": "feature-extraction", "downloads": 900, "likes": 9},
+    "acme/roberta-masked": {"pipeline_tag": "fill-mask", "downloads": 500, "likes": 5, "mask_token": "<mask>"},
+    "acme/bert-masked": {"pipeline_tag": "fill-mask", "downloads": 400, "likes": 4},
 }
 
 COLORS = {"red": (220, 20, 20), "green": (20, 200, 20), "blue": (20, 20, 220)}
@@ -115,6 +120,11 @@ def _make_handler(server: InferenceServer) -> type[BaseHTTPRequestHandler]:
             task = _route_task(server, urlparse(self.path).path)
             if task is None:
                 return self._json(404, {"error": f"Model not found for {self.path}"})
+            if task == "fill-mask":  # the answer depends on the model's own mask token
+                model_id = urlparse(self.path).path.split("/models/", 1)[-1]
+                token = (server.hub_models.get(model_id) or {}).get("mask_token", "[MASK]")
+                status, value = _fill_mask(json.loads(body)["inputs"], token)
+                return self._json(status, value)
             try:
                 status, payload, content_type = _answer(task, body, self.headers.get("Content-Type", ""))
             except Exception as exc:  # a bad request from the client under test
@@ -296,6 +306,15 @@ ANSWERS = {
     "tei-embed": _tei_embed,  # at /tei-embed: a text embeddings server (TEI) at its root
 }
 MEDIA_ANSWERS = {"text-to-image": "image/png", "image-to-image": "image/png", "text-to-speech": "audio/wav"}
+
+
+def _fill_mask(text: str, token: str) -> tuple[int, Any]:
+    """What the Inference API answers a fill-mask model whose mask token is ``token``: a 400 without it in
+    the text, else the candidates ("cat" first)."""
+    if token not in text:
+        return 400, {"error": f"No mask_token ({token}) found on the input"}
+    return 200, [{"score": score, "token": i, "token_str": word, "sequence": text.replace(token, word, 1)}
+                 for i, (word, score) in enumerate([("cat", 0.7), ("dog", 0.2)])]
 
 
 def _answer(task: str, body: bytes, content_type: str) -> tuple[int, bytes, str]:

@@ -6,6 +6,7 @@ these models, so a malformed table fails loudly here instead of producing odd to
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -78,6 +79,16 @@ class ArgSpec(BaseModel):
     def lacks_mark(self, value: Any) -> bool:
         """Whether ``value`` is a text that holds none of this argument's ``marks`` (never, without marks)."""
         return bool(self.marks) and isinstance(value, str) and not any(m.lower() in value.lower() for m in self.marks)
+
+    def marked_with(self, value: str, token: str) -> str:
+        """``value`` with each of this argument's ``marks``, in any letter case, written as ``token`` (a model's
+        own mask token: an LLM writes ``[MASK]`` or ``<mask>`` whatever the model reads); as it is when it
+        holds ``token`` already."""
+        if not token or token in value:
+            return value
+        for mark in self.marks or ():
+            value = re.sub(re.escape(mark), lambda _: token, value, flags=re.IGNORECASE)
+        return value
 
     @property
     def is_media(self) -> bool:

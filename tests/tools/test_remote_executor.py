@@ -183,6 +183,33 @@ def test_conversational_uses_chat_completions(server, ws):
     assert server.requests[-1]["path"] == "/tgi/v1/chat/completions"
 
 
+def test_fill_mask_writes_the_models_own_mask_token(server, ws, tmp_path, monkeypatch):
+    """The LLM writes [MASK] for a model whose token is <mask>: the token is read from the model's
+    tokenizer_config.json on the Hub (a local stand-in) and put in, so the server does not refuse the text."""
+    from huggingface_hub import constants
+
+    from hugginggpt.tools.executors import remote as remote_module
+    from tests.hub_server import HubServer
+
+    config = json.dumps({"mask_token": {"content": "<mask>", "lstrip": True}}).encode()
+    remote = RemoteExecutor(f"{server.url}/models/{{model}}", backoff=0.01)
+    monkeypatch.setattr(remote_module, "_MASK_TOKENS", {})
+    with HubServer({"acme/roberta-masked": {"tokenizer_config.json": config}, "acme/bert-masked": {}}) as hub:
+        monkeypatch.setattr(constants, "ENDPOINT", hub.url)
+        monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE",
+                            hub.url + "/{repo_id}/resolve/{revision}/{filename}")
+        monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub-cache"))
+        result = remote.run(call("fill-mask", ws, model="acme/roberta-masked", text="A [mask] sat on the mat."))
+        assert result["text"] == "A cat sat on the mat."
+        assert json.loads(server.requests[-1]["body"])["inputs"] == "A <mask> sat on the mat."
+        # a model whose config the Hub does not have gets the text as written; the server's refusal is reported
+        with pytest.raises(RemoteInferenceError, match=r"400.*No mask_token \(\[MASK\]\)"):
+            remote.run(call("fill-mask", ws, model="acme/bert-masked", text="A <mask> sat."))
+    asked = len(hub.requests)
+    remote.run(call("fill-mask", ws, model="acme/roberta-masked", text="A <MASK> sat."))
+    assert len(hub.requests) == asked  # the token is read once a process
+
+
 def test_missing_media_file_is_a_resource_error(server, ws, tmp_path):
     with pytest.raises(ResourceError, match="image file not found"):
         endpoint_for(server, "image-classification").run(

@@ -3,8 +3,10 @@ downloads into it (the local executor, the ControlNet base pipeline and ``models
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+from typing import Any
 
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 
@@ -26,6 +28,21 @@ def download_snapshot(model_id: str) -> Path:
     if any(name.endswith(".safetensors") for name in HfApi().list_repo_files(model_id)):
         ignore.append("*.bin")  # the same weights twice otherwise
     return Path(snapshot_download(model_id, ignore_patterns=ignore))
+
+
+def hub_json(model_id: str, filename: str) -> dict[str, Any] | None:
+    """The JSON object in file ``filename`` of the Hub model ``model_id`` (downloaded into the Hugging Face
+    cache, or read from it offline); None when it cannot be had (no such file, no network, not JSON).
+    What a remote task needs to know about a model its server does not say (a tokenizer's mask token)."""
+    if not _HUB_ID.match(model_id):
+        return None
+    from huggingface_hub import hf_hub_download
+
+    try:
+        data = json.loads(Path(hf_hub_download(model_id, filename)).read_text(encoding="utf-8"))
+    except Exception:  # noqa: BLE001 - any failure means "not known": the caller goes on without it
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def hub_offline() -> bool:

@@ -22,7 +22,7 @@ from huggingface_hub.errors import HfHubHTTPError, InferenceTimeoutError, Offlin
 
 from hugginggpt.errors import RemoteInferenceError, ResourceError, TaskError, error_line
 from hugginggpt.tools.executors.base import Executor, TaskCall
-from hugginggpt.tools.executors.hub_snapshots import hub_offline
+from hugginggpt.tools.executors.hub_snapshots import hub_json, hub_offline
 from hugginggpt.tools.resources import atomic_write, save_image
 from hugginggpt.tools.resources.sniff import MEDIA_SUFFIXES, sniff_suffix
 from hugginggpt.tools.resources.tables import read_table
@@ -367,8 +367,29 @@ def _text_generation(client: InferenceClient, model: str | None, call: TaskCall)
 
 @_handles("fill-mask")
 def _fill_mask(client: InferenceClient, model: str | None, call: TaskCall) -> dict:
-    items = _plain(client.fill_mask(_required(call, "text"), model=model, top_k=_int(call, "top_k")))
+    text = _required(call, "text")
+    token = _mask_token(call.model) if call.model else None
+    if token:  # the LLM writes [MASK] or <mask> whatever the model reads; the server refuses the other one
+        text = call.task.find_arg("text").marked_with(text, token)
+    items = _plain(client.fill_mask(text, model=model, top_k=_int(call, "top_k")))
     return _best_first(call, items, "sequence")
+
+
+#: Hub model id -> its tokenizer's mask token, None when it could not be read (asked once a process: an
+#: unreachable Hub costs huggingface_hub's retries, which every fill-mask call would pay again).
+_MASK_TOKENS: dict[str, str | None] = {}
+
+
+def _mask_token(model: str) -> str | None:
+    """The mask token of the Hub model ``model``, from its ``tokenizer_config.json``; None for a URL, or
+    when the file cannot be read (the text is then sent as written)."""
+    if model not in _MASK_TOKENS:
+        config = hub_json(model, "tokenizer_config.json") if not model.startswith(("http://", "https://")) else None
+        token = (config or {}).get("mask_token")
+        if isinstance(token, dict):  # {"content": "<mask>", "lstrip": true, ...}
+            token = token.get("content")
+        _MASK_TOKENS[model] = token if isinstance(token, str) and token else None
+    return _MASK_TOKENS[model]
 
 
 @_handles("sentence-similarity")

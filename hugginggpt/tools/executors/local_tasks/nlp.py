@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from hugginggpt.errors import TaskError
@@ -64,10 +63,8 @@ def zero_shot_classification(pipe, call) -> dict[str, Any]:
 def fill_mask(pipe, call) -> dict[str, Any]:
     text = required(call, "text")
     mask = pipe.tokenizer.mask_token
-    if mask and mask not in text:
-        # LLMs write the task table's marks ([MASK], <mask>, any case) whatever the model's own token is.
-        for mark in task_table()["fill-mask"].find_arg("text").marks or ():
-            text = re.sub(re.escape(mark), lambda _: mask, text, flags=re.IGNORECASE)
+    if mask:
+        text = task_table()["fill-mask"].find_arg("text").marked_with(text, mask)
     if mask and mask not in text:
         raise TaskError(task_name(call), f"the text has no mask token {mask!r} to fill")
     out = pipe(text, top_k=int(arg(call, "top_k", 5)))
