@@ -9,7 +9,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from hugginggpt.agent.plan.model import MAX_TASKS
-from hugginggpt.tools.resources.mentions import last_part, listed_files, request_files, table_files, web_urls
+from hugginggpt.tools.resources.mentions import (last_part, listed_files, request_files, same_file, table_files,
+                                                 web_urls)
 from hugginggpt.tools.resources.sniff import file_kind
 from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
 
@@ -78,8 +79,7 @@ class PlanContext:
 
     def gives(self, value: str) -> bool:
         """Whether ``value`` is a file the user gives with this request (as written, or by its last path part)."""
-        name = value.strip().strip("'\"")
-        return bool(name) and any(name == f or last_part(name) == last_part(f) for f in self.given)
+        return any(same_file(value, f) for f in self.given)
 
     def names_file(self, value: str) -> bool:
         """Whether the request names the file ``value`` (as written, or by its last path part)."""

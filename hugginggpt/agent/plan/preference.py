@@ -11,7 +11,7 @@ import re
 
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import Plan, PlanTask, Repair, replace_refs
-from hugginggpt.tools.resources.mentions import last_part
+from hugginggpt.tools.resources.mentions import same_file
 
 
 def without_repeated_analyses(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
@@ -83,8 +83,7 @@ def without_analyses_of_the_message(plan: Plan, ctx: PlanContext) -> tuple[Plan,
 
 def _reads_file(step: PlanTask, file: str) -> list[str]:
     """The names of ``step``'s arguments whose whole value is ``file`` (as written, or by its last path part)."""
-    return [name for name, value in step.args.items()
-            if isinstance(value, str) and (value.strip() == file or last_part(value.strip()) == last_part(file))]
+    return [name for name, value in step.args.items() if isinstance(value, str) and same_file(value, file)]
 
 
 def each_listed_file(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:

@@ -158,6 +158,13 @@ def last_part(path: str) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
+def same_file(value: str, file: str) -> bool:
+    """Whether ``value`` (an argument, quotes and spaces around it aside) names ``file``: as written, or by
+    its last path part (``./photos/a.jpg`` names ``a.jpg``)."""
+    name = value.strip().strip("'\"")
+    return bool(name) and (name == file or last_part(name) == last_part(file))
+
+
 def looks_like_path(value: str) -> bool:
     """A file name or path of any kind (``notes.txt``, ``dir/x``), as opposed to words describing one."""
     text = value.strip()
