@@ -110,8 +110,9 @@ def error_line(error: BaseException | str, limit: int = ERROR_LINE_CHARS) -> str
 
     This library's own errors by their message (it names the task and the cause); pydantic's
     ``ValidationError`` as ``invalid arguments: name: what is wrong; ...``; an ``OSError`` by its
-    cause and file; any other exception as ``Type: its first line``; a string as it is. White
-    space folded, secrets redacted, at most ``limit`` characters.
+    cause and file; any other exception as ``Type: its first line`` (with the line after it when the
+    first ends in ":", a heading that announces the cause: smolagents' "Error in generating model
+    output:"); a string as it is. White space folded, secrets redacted, at most ``limit`` characters.
     """
     if isinstance(error, str):
         text = error
@@ -122,7 +123,8 @@ def error_line(error: BaseException | str, limit: int = ERROR_LINE_CHARS) -> str
     elif isinstance(error, OSError) and error.strerror:
         text = f"{error.strerror}: {error.filename}" if error.filename else error.strerror
     else:
-        first = next((line for line in str(error).splitlines() if line.strip()), "")
+        lines = [line for line in str(error).splitlines() if line.strip()]
+        first = " ".join(lines[:2]) if len(lines) > 1 and lines[0].rstrip().endswith(":") else (lines or [""])[0]
         text = f"{type(error).__name__}: {first}" if first else type(error).__name__
     text = " ".join(redact(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"

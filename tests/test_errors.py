@@ -24,6 +24,9 @@ def test_our_errors_by_their_message_others_with_their_type():
     assert error_line(TaskError("translation", "no model")) == "translation: no model"
     assert error_line(LLMError("")) == "LLMError"
     assert error_line(ValueError("bad value\n  Traceback detail")) == "ValueError: bad value"
+    # a first line that ends in ":" heads its cause, which is kept
+    assert error_line(RuntimeError("Error in generating model output:\nthe prompt is longer than the context\nmore")) == (
+        "RuntimeError: Error in generating model output: the prompt is longer than the context")
     assert error_line(KeyError()) == "KeyError"
     assert error_line(FileNotFoundError(2, "No such file or directory", "/x/a.png")) == (
         "No such file or directory: /x/a.png")
