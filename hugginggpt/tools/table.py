@@ -80,10 +80,10 @@ class ArgSpec(BaseModel):
         """Whether ``value`` is a text that holds none of this argument's ``marks`` (never, without marks)."""
         return bool(self.marks) and isinstance(value, str) and not any(m.lower() in value.lower() for m in self.marks)
 
-    def marked_with(self, value: str, token: str) -> str:
+    def marked_with(self, value: str, token: str | None) -> str:
         """``value`` with each of this argument's ``marks``, in any letter case, written as ``token`` (a model's
-        own mask token: an LLM writes ``[MASK]`` or ``<mask>`` whatever the model reads); as it is when it
-        holds ``token`` already."""
+        own mask token: an LLM writes ``[MASK]`` or ``<mask>`` whatever the model reads); as it is without a
+        token, or when it holds ``token`` already."""
         if not token or token in value:
             return value
         for mark in self.marks or ():

@@ -9,10 +9,10 @@ reference to the task itself, to no task or to a task making no output of the ar
 whole-value placeholder written instead of a reference, a table file the request does not give, an edit or
 restyling of a condition map (``map_misread``), a drawing along a map written on a picture that is no map
 (``photo_drawing``: a photo the user gives, a generated picture, another drawing), a media file given as
-a text where a task reads that file (``media_as_text``), a cycle. The predicates the passes decide by (``readable_media``, ``unreadable_table``, ``is_placeholder``,
-``map_misread``, ``photo_drawing``, ``media_as_text``) live here too. A plan
-with no problems passes every validity pass unchanged (the property tests and the gold-fidelity test
-hold the passes to it).
+a text where a task reads that file (``media_as_text``), a cycle. The predicates the passes decide by
+(``readable_media``, ``unreadable_table``, ``is_placeholder``, ``map_misread``, ``photo_drawing``,
+``media_as_text``) live here too. A plan with no problems passes every validity pass unchanged (the
+property tests and the gold-fidelity test hold the passes to it).
 """
 
 from __future__ import annotations

@@ -99,9 +99,11 @@ def each_listed_file(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
     repairs: list[Repair] = []
     for files in ctx.lists:
         files = [f for f in files if ctx.gives(f)]
+        if len(files) < 2:
+            continue
         reading = {f: [t for t in plan.tasks if _reads_file(t, f)] for f in files}
         read = [f for f in files if reading[f]]
-        if len(read) != 1 or len(reading[read[0]]) != 1 or len(files) < 2:
+        if len(read) != 1 or len(reading[read[0]]) != 1:
             continue
         first = reading[read[0]][0]
         chain = [first, *plan.readers_of({first.id})]

@@ -286,6 +286,8 @@ def drawings_on_photos(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]
     as written."""
 
     def complete(tasks: list[PlanTask], position: int) -> tuple[list[PlanTask], int, str] | None:
+        if not ctx.known[tasks[position].task].draws_on_map:  # the id index below is built for drawings alone
+            return None
         found = photo_drawing(tasks[position], {t.id: t for t in tasks}, ctx)
         if found is None:
             return None

@@ -381,11 +381,10 @@ _MASK_TOKENS: dict[str, str | None] = {}
 
 
 def _mask_token(model: str) -> str | None:
-    """The mask token of the Hub model ``model``, from its ``tokenizer_config.json``; None for a URL, or
-    when the file cannot be read (the text is then sent as written)."""
+    """The mask token of the Hub model ``model``, from its ``tokenizer_config.json``; None for a URL (no
+    Hub id), or when the file cannot be read (the text is then sent as written)."""
     if model not in _MASK_TOKENS:
-        config = hub_json(model, "tokenizer_config.json") if not model.startswith(("http://", "https://")) else None
-        token = (config or {}).get("mask_token")
+        token = (hub_json(model, "tokenizer_config.json") or {}).get("mask_token")
         if isinstance(token, dict):  # {"content": "<mask>", "lstrip": true, ...}
             token = token.get("content")
         _MASK_TOKENS[model] = token if isinstance(token, str) and token else None

@@ -63,8 +63,7 @@ def zero_shot_classification(pipe, call) -> dict[str, Any]:
 def fill_mask(pipe, call) -> dict[str, Any]:
     text = required(call, "text")
     mask = pipe.tokenizer.mask_token
-    if mask:
-        text = task_table()["fill-mask"].find_arg("text").marked_with(text, mask)
+    text = task_table()["fill-mask"].find_arg("text").marked_with(text, mask)  # unchanged without a mask token
     if mask and mask not in text:
         raise TaskError(task_name(call), f"the text has no mask token {mask!r} to fill")
     out = pipe(text, top_k=int(arg(call, "top_k", 5)))
