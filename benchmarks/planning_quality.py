@@ -203,7 +203,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--data", default=None, help="the TaskBench folder or the real-request file")
     parser.add_argument("--out", default=None, help="result file (default benchmarks/results/planning_quality-LABEL.json)")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--n-ctx", type=int, default=4096)
+    parser.add_argument("--n-ctx", type=int, default=8192,
+                        help="the context of the GGUF model (default: the embedded controller's, 8192)")
     parser.add_argument("--temperature", type=float, default=0.2)
     parser.add_argument("--structured", choices=["auto", "on", "off"], default="auto",
                         help="plan under the plan's JSON-schema grammar (on), in free text (off), or as the agent decides")

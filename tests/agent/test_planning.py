@@ -283,3 +283,21 @@ def test_a_table_task_is_its_spec_and_another_tool_a_spec_from_its_schema():
     assert [(a.name, a.kind, a.required, a.choices) for a in shout_spec.args] == [
         ("text", "text", True, None), ("times", "number", False, None), ("input_image", "image", False, None),
         ("tone", "choice", False, ["loud", "calm"])]
+
+
+async def test_a_re_ask_the_llm_fails_to_answer_leaves_the_first_answer_with_a_note(tasks):
+    """A re-ask longer than the model's context (or any failed second call) does not lose the first plan's
+    runnable tasks; with no usable first answer the failure is the LLM's error."""
+    from hugginggpt.errors import LLMError
+
+    partly = [CAPTION[0], {"task": "paint-a-picture", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}}]
+    llm = script(partly)  # a second call fails: the script has one answer
+    result = await plan_with(llm, tasks, "Caption cat.png")
+    assert len(llm.prompts) == 2
+    assert [t.task for t in result.plan.tasks] == ["image-to-text"]
+    note = result.repairs[-1]["reason"]
+    assert note.startswith("re-asked after: rejected: unknown task 'paint-a-picture'")
+    assert "the re-ask failed, so the first answer is used (planning-reask: the LLM call failed" in note
+
+    with pytest.raises(LLMError, match="planning-reask"):
+        await plan_with(script("no plan here"), tasks, "Caption cat.png")

@@ -11,7 +11,8 @@ reads only what the request gives (``tools/schemas.plan_json_schema``). The answ
 back (``outputs.py``) before its tasks. The plan goes through the passes (``passes.py``); a plan with a
 rejected task, an empty plan for a request that gives files, or a plan that leaves a given file unread is
 re-asked once, with the reason. A re-ask's answer replaces the first unless it loses more tasks to
-rejections, or has no task where the first kept some. A plan that makes none of a kind the answer says the
+rejections, or has no task where the first kept some; a re-ask the LLM fails to answer (an ``LLMError``,
+such as a prompt longer than its context) leaves the first answer, with a note. A plan that makes none of a kind the answer says the
 user wants is kept, with a note in its repairs (the model's statement of what is wanted is less reliable
 than its plan: re-asking on it lost plans; docs/results/dev-ab "Session 15").
 """
@@ -38,7 +39,7 @@ from hugginggpt.agent.plan.passes import is_rejection, validate_plan
 from hugginggpt.agent.plan.prompt import planning_messages
 from hugginggpt.agent.request import AgentRequest, trim_history
 from hugginggpt.agent.trace import Trace, UsageCounter
-from hugginggpt.errors import PlanError
+from hugginggpt.errors import LLMError, PlanError
 from hugginggpt.llm.content import content_text, cut_off, finish_reason
 from hugginggpt.llm.structured import ConstrainedCache, Structured, exact_schemas
 from hugginggpt.llm.token_limits import bounded, token_limit
@@ -238,6 +239,12 @@ class _Attempt:
         except PlanError as exc:
             if best is None:
                 raise PlanError(f"planning failed twice: {error}; then: {exc}") from None
+            return best
+        except LLMError as exc:  # e.g. the re-ask does not fit the model's context: the first answer stands
+            if best is None:
+                raise
+            best.repairs = [*best.repairs, {"task_id": None, "pass": "planner", "reason": (
+                f"re-asked after: {error}; the re-ask failed, so the first answer is used ({exc})")}]
             return best
         if best is None or _replaces(second, best):
             second.repairs = [{"task_id": None, "reason": f"re-asked after: {error}", "pass": "planner"}, *second.repairs]
