@@ -207,3 +207,61 @@ def test_a_wrong_kind_read_with_nothing_to_read_instead_is_left_for_execution(kn
     raw = [step("text-to-image", 0, text="a cat"), step("echo", 1, text="hi"), step("image-to-text", 2, image="<resource>-1")]
     plan, repairs = validate_plan(raw, {**known, "echo": echo}, "Draw a cat, echo hi and caption what the echo gives")
     assert plan.by_id[2].args["image"] == "<resource>-1" and "makes no" not in reasons(repairs)
+
+
+@pytest.mark.parametrize("request_text", [
+    "a bedtime story about a robot at the fair: write it, draw one picture for it, animate that picture, read it aloud",
+    "Quiero un cuento sobre un robot en la feria: escríbelo, hazle un dibujo, anima ese dibujo y léemelo",
+    "写一个机器人在集市迷路的睡前故事，给它画一张图，让图动起来，再把故事念给我听",
+])
+def test_a_task_that_reads_a_text_as_its_image_and_is_animated_is_the_drawing_of_that_text(known, request_text):
+    """Chosen by kinds only (the request's language plays no part): the 'classification' reads a story and
+    is animated as a picture; the one offered task making an image of a text is text-to-image. The
+    reading-aloud then reads the story again, not the video."""
+    raw = [step("text-generation", 0, text="a bedtime story about a robot"),
+           step("image-classification", 1, image="<resource>-0"),
+           step("image-to-video", 2, image="<resource>-1"), step("text-to-speech", 3, text="<resource>-2")]
+    plan, repairs = validate_plan(raw, known, request_text)
+    assert [(t.task, t.args, t.dep) for t in plan.tasks] == [
+        ("text-generation", {"text": "a bedtime story about a robot"}, []),
+        ("text-to-image", {"text": "<resource>-0"}, [0]),
+        ("image-to-video", {"image": "<resource>-1"}, [1]),
+        ("text-to-speech", {"text": "<resource>-0"}, [0])]
+    assert ("image-classification reads task 0 (text-generation), which makes no image, and what is read from "
+            "it is image: text-to-image makes that from what it reads") in reasons(repairs)
+
+
+def test_a_maker_given_a_text_as_its_image_makes_its_own_kind_from_the_text(known):
+    raw = [step("text-generation", 0, text="a poem about rain"), step("image-to-video", 1, image="<resource>-0")]
+    plan, _ = validate_plan(raw, known, "write a poem about rain and make a clip of it")
+    assert [(t.task, t.args) for t in plan.tasks[1:]] == [("text-to-video", {"text": "<resource>-0"})]
+
+
+@pytest.mark.parametrize("raw, request_text", [
+    # a text made into audio: read aloud or made into music? two tasks do it; the misread task is taken out
+    ([step("text-generation", 0, text="a poem"), step("audio-to-audio", 1, audio="<resource>-0"),
+      step("automatic-speech-recognition", 2, audio="<resource>-1")], "a poem, as audio, then transcribed"),
+    # an analysis nobody reads as media: no kind to make, taken out
+    ([step("text-generation", 0, text="a poem"), step("image-classification", 1, image="<resource>-0")],
+     "write a poem and classify it"),
+])
+def test_a_misread_task_with_no_single_maker_is_taken_out_as_before(known, raw, request_text):
+    plan, repairs = validate_plan(raw, known, request_text)
+    assert [t.task for t in plan.tasks] == ["text-generation"]
+    assert "which makes no" in reasons(repairs) and "and no earlier task does" in reasons(repairs)
+    assert "makes that from what it reads" not in reasons(repairs)
+
+
+@pytest.mark.parametrize("raw, request_text, image", [
+    ([step("text-generation", 0, text="a caption"), step("image-classification", 1, image="<resource>-0"),
+      step("image-to-video", 2, image="<resource>-1")], "classify photo.jpg and animate it", "photo.jpg"),
+    ([step("text-to-image", 0, text="a cat"), step("text-generation", 1, text="a story"),
+      step("image-classification", 2, image="<resource>-1"), step("image-to-video", 3, image="<resource>-2")],
+     "draw a cat, write a story, classify the cat and animate it", "<resource>-0"),
+])
+def test_a_misread_image_with_an_image_to_read_reads_it_and_keeps_its_task(known, raw, request_text, image):
+    """The request's one image, or an earlier task's image, is what the argument meant: no task changes."""
+    plan, repairs = validate_plan(raw, known, request_text)
+    classify = next(t for t in plan.tasks if t.task == "image-classification")
+    assert classify.args["image"] == image
+    assert "makes that from what it reads" not in reasons(repairs)

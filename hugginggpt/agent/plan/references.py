@@ -39,8 +39,9 @@ class _ArgumentWalk:
     def note(self, task: PlanTask, reason: str) -> None:
         self.repairs.append({"task_id": task.id, "reason": reason})
 
-    def reject(self, task: PlanTask, name: str, kind: str, what: str) -> None:
-        """Take ``task`` out: its argument ``name`` of ``kind`` reads ``what``, which gives no such input."""
+    def reject(self, task: PlanTask, name: str, kind: str, what: str,
+               why: str = "which is no file of the request and no earlier result") -> None:
+        """Take ``task`` out: its argument ``name`` of ``kind`` reads ``what``, which gives no such input (``why``)."""
         if task.id in self.out:
             return
         self.out.add(task.id)
@@ -49,8 +50,8 @@ class _ArgumentWalk:
                else f"the request gives no {kind}")
         makers = makers_of(self.ctx.known, kind)
         made = (f"; a task can make one first: {', '.join(makers)}" if makers else "")
-        self.repairs.append(rejected(task, f"task {task.id} ({task.task}): argument {name!r} reads {what}, which is "
-                                           f"no file of the request and no earlier result ({has}{made})"))
+        self.repairs.append(rejected(task, f"task {task.id} ({task.task}): argument {name!r} reads {what}, {why} "
+                                           f"({has}{made})"))
 
     def one_file_or_reject(self, task: PlanTask, name: str, kind: str, value: str) -> str:
         """What argument ``name`` reads instead of ``value``, a file the request does not give: the request's
@@ -166,10 +167,87 @@ def kind_true_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repai
         new = walk.reread(task, position, kind, value, wrong, f"argument {name!r} read {made}, which makes no {kind}:",
                           ("now reads", "now"))
         if new == value and kind in MEDIA_KINDS:
-            walk.reject(task, name, kind, f"{made}, which makes no {kind},")
+            walk.reject(task, name, kind, made, f"which makes no {kind}, and no earlier task does")
         return new
 
     return walk.run(fix, kinds=("text", *MEDIA_KINDS))
+
+
+def makers_of_what_is_read(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
+    """A task whose media argument reads an earlier task making no output of that kind (image-classification
+    given a written story as its image), where no earlier task makes that kind and the request gives no file
+    of it (``kind_true_references`` would take the task out), becomes the one offered task that makes what
+    the plan reads from it out of what it is given: text-to-image of the story when the next task animates
+    the "classification" as an image. What is read from it: the media kinds its readers' arguments take,
+    and the media it makes itself when it only makes (no ``data``: an image-to-video given a text is
+    text-to-video). The new task has one required argument, which reads what the old one read; with no
+    such task, or several (a text read aloud or made into music), the plan is left to ``kinds``. Reads
+    kinds and the plan's graph only."""
+    tasks = list(plan.tasks)
+    by_id = dict(plan.by_id)
+    repairs: list[Repair] = []
+    for position, task in enumerate(tasks):
+        found = _misread_media(task, position, tasks, by_id, ctx)
+        if found is None:
+            continue
+        arg, source = found
+        read = {kind for reader in tasks[position + 1:] for kind in _kinds_read(reader, task.id, ctx)}
+        info = ctx.known[task.task]
+        if "data" not in info.outputs:
+            read |= {kind for kind in MEDIA_KINDS if kind in info.outputs}
+        wanted = read & set(MEDIA_KINDS)
+        if not wanted:
+            continue
+        given = ctx.known[source.task]
+        fits = [(name, into) for name, spec in ctx.known.items() if name != task.task
+                for into in _only_required(spec)
+                if into.value_kind in ("text", *MEDIA_KINDS) and given.produces(into.value_kind)
+                and all(spec.produces(kind) for kind in wanted)]
+        if len(fits) != 1:
+            continue
+        name, into = fits[0]
+        tasks[position] = by_id[task.id] = task.model_copy(update={"task": name, "args": {into.name: task.args[arg]}})
+        repairs.append({"task_id": task.id, "reason": (
+            f"{task.task} reads task {source.id} ({source.task}), which makes no {info.find_arg(arg).value_kind}, "
+            f"and what is read from it is {' and '.join(sorted(wanted))}: {name} makes that from what it reads")})
+    if not repairs:
+        return plan, repairs
+    return plan.model_copy(update={"tasks": tasks}), repairs
+
+
+def _misread_media(task: PlanTask, position: int, tasks: list[PlanTask], by_id: Mapping[int, PlanTask],
+                   ctx: PlanContext) -> tuple[str, PlanTask] | None:
+    """(argument, source): ``task``'s media argument that is a whole reference to an earlier task making no
+    output of its kind, when no earlier task makes that kind and the request gives no file of it."""
+    info = ctx.known[task.task]
+    for arg in info.args:
+        kind = arg.value_kind
+        source = by_id.get(whole_ref(task.args.get(arg.name)))  # type: ignore[arg-type]
+        if kind not in MEDIA_KINDS or source is None or source.id == task.id:
+            continue
+        made = ctx.known[source.task]
+        if not made.outputs or made.produces(kind):
+            continue
+        if ctx.one_file(kind) is None and not any(ctx.known[t.task].produces(kind) for t in tasks[:position]):
+            return arg.name, source
+    return None
+
+
+def _kinds_read(reader: PlanTask, task_id: int, ctx: PlanContext) -> set[str]:
+    """The kinds of ``reader``'s arguments that are a whole reference to task ``task_id``."""
+    spec = ctx.known[reader.task]
+    kinds = set()
+    for name, value in reader.args.items():
+        arg = spec.find_arg(name)
+        if arg is not None and whole_ref(value) == task_id:
+            kinds.add(arg.value_kind)
+    return kinds
+
+
+def _only_required(spec: TaskSpec) -> list[Any]:
+    """``spec``'s one required argument, as a list of zero or one."""
+    required = [a for a in spec.args if a.required]
+    return required if len(required) == 1 else []
 
 
 def media_read_as_text(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
