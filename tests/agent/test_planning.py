@@ -301,3 +301,19 @@ async def test_a_re_ask_the_llm_fails_to_answer_leaves_the_first_answer_with_a_n
 
     with pytest.raises(LLMError, match="planning-reask"):
         await plan_with(script("no plan here"), tasks, "Caption cat.png")
+
+
+async def test_a_file_left_unread_is_re_asked_and_only_an_answer_that_reads_it_is_used(tasks):
+    files = ["/data/cat.png", "/data/dog.png"]  # attached: not a list the user wrote (no listed-files pass)
+    first = [{"task": "image-to-text", "id": 0, "args": {"image": "/data/cat.png"}}]
+    both = [*first, {"task": "image-to-text", "id": 1, "args": {"image": "/data/dog.png"}}]
+    llm = script(first, both)
+    result = await plan_with(llm, tasks, "Caption these pictures", files=files)
+    assert "the request gives '/data/dog.png', which no task reads" in llm.prompts[1][-1].content
+    assert [t.args["image"] for t in result.plan.tasks] == files
+
+    # the second answer still leaves dog.png unread (a re-roll, not a mend): the first answer stays
+    still = [*first, {"task": "text-to-speech", "id": 1, "args": {"text": "<resource>-0"}}]
+    result = await plan_with(script(first, still), tasks, "Caption these pictures", files=files)
+    assert [(t.task, t.args) for t in result.plan.tasks] == [("image-to-text", {"image": "/data/cat.png"})]
+    assert result.repairs[-1]["reason"].endswith("the second answer was not used (it does not mend what the re-ask named)")

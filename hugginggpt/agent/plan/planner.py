@@ -11,7 +11,8 @@ reads only what the request gives (``tools/schemas.plan_json_schema``). The answ
 back (``outputs.py``) before its tasks. The plan goes through the passes (``passes.py``); a plan with a
 rejected task, an empty plan for a request that gives files, or a plan that leaves a given file unread is
 re-asked once, with the reason. A re-ask's answer replaces the first unless it loses more tasks to
-rejections, or has no task where the first kept some; a re-ask the LLM fails to answer (an ``LLMError``,
+rejections, has no task where the first kept some, or leaves what it was asked to mend (a file still unread)
+while the first lost no task; a re-ask the LLM fails to answer (an ``LLMError``,
 such as a prompt longer than its context) leaves the first answer, with a note. A plan that makes none of a kind the answer says the
 user wants is kept, with a note in its repairs (the model's statement of what is wanted is less reliable
 than its plan: re-asking on it lost plans; docs/results/dev-ab "Session 15").
@@ -220,7 +221,7 @@ class _Attempt:
         return self._noted(await self._choose(messages, config))
 
     async def _choose(self, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
-        """The first answer when it can be used; else the re-ask's, unless ``_replaces`` keeps the first."""
+        """The first answer when it can be used; else the re-ask's, unless ``_why_first_stays`` keeps the first."""
         if not self.tasks:
             return _Answer(Plan(), [{"task_id": None, "reason": "no tools available: answering directly",
                                      "pass": "planner"}], None)
@@ -246,12 +247,12 @@ class _Attempt:
             best.repairs = [*best.repairs, {"task_id": None, "pass": "planner", "reason": (
                 f"re-asked after: {error}; the re-ask failed, so the first answer is used ({exc})")}]
             return best
-        if best is None or _replaces(second, best):
+        why_not = None if best is None else _why_first_stays(second, best, mended=self._error(second) is None)
+        if why_not is None:
             second.repairs = [{"task_id": None, "reason": f"re-asked after: {error}", "pass": "planner"}, *second.repairs]
             return second
         best.repairs = [*best.repairs, {"task_id": None, "pass": "planner", "reason": (
-            f"re-asked after: {error}; the second answer was not used ("
-            + ("it has no task" if not second.plan.tasks else "it loses more tasks to rejections") + ")")}]
+            f"re-asked after: {error}; the second answer was not used ({why_not})")}]
         return best
 
     def _noted(self, answer: _Answer) -> _Answer:
@@ -264,9 +265,14 @@ class _Attempt:
         return answer
 
 
-def _replaces(second: _Answer, first: _Answer) -> bool:
-    """Whether the re-ask's answer is used instead of the first: not when it has no task and the first kept
-    some, nor when more of its tasks were rejected."""
+def _why_first_stays(second: _Answer, first: _Answer, *, mended: bool) -> str | None:
+    """Why the first answer is kept rather than the re-ask's, None when the re-ask's is used: it has no task
+    and the first kept some; more of its tasks were rejected; or the first lost no task (it was re-asked for
+    a file it left unread) and the second is not ``mended`` (it has a problem the re-ask would name)."""
     if not second.plan.tasks and first.plan.tasks:
-        return False
-    return len(_rejections(second.repairs)) <= len(_rejections(first.repairs))
+        return "it has no task"
+    if len(_rejections(second.repairs)) > len(_rejections(first.repairs)):
+        return "it loses more tasks to rejections"
+    if not mended and not _rejections(first.repairs):
+        return "it does not mend what the re-ask named"
+    return None
