@@ -265,3 +265,13 @@ def test_a_misread_image_with_an_image_to_read_reads_it_and_keeps_its_task(known
     classify = next(t for t in plan.tasks if t.task == "image-classification")
     assert classify.args["image"] == image
     assert "makes that from what it reads" not in reasons(repairs)
+
+
+def test_a_misread_image_in_a_request_that_gives_images_is_not_made_a_drawing(known):
+    """With two pictures given (neither one the argument's obvious file), the task is taken out as before: a
+    drawing of the text would leave the user's pictures unread."""
+    raw = [step("text-generation", 0, text="a caption"), step("image-classification", 1, image="<resource>-0"),
+           step("image-to-video", 2, image="<resource>-1")]
+    plan, repairs = validate_plan(raw, known, "write a caption, classify a.jpg or b.jpg and animate it")
+    assert [t.task for t in plan.tasks] == ["text-generation"]
+    assert "makes that from what it reads" not in reasons(repairs)

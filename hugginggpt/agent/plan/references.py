@@ -228,7 +228,7 @@ def _misread_media(task: PlanTask, position: int, tasks: list[PlanTask], by_id: 
         made = ctx.known[source.task]
         if not made.outputs or made.produces(kind):
             continue
-        if ctx.one_file(kind) is None and not any(ctx.known[t.task].produces(kind) for t in tasks[:position]):
+        if not ctx.files.get(kind) and not any(ctx.known[t.task].produces(kind) for t in tasks[:position]):
             return arg.name, source
     return None
 
