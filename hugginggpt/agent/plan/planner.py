@@ -12,10 +12,10 @@ back (``outputs.py``) before its tasks. The plan goes through the passes (``pass
 rejected task, an empty plan for a request that gives files, or a plan that leaves a given file unread is
 re-asked once, with the reason. A re-ask's answer replaces the first unless it loses more tasks to
 rejections, has no task where the first kept some, or leaves what it was asked to mend (a file still unread)
-while the first lost no task; a re-ask the LLM fails to answer (an ``LLMError``,
-such as a prompt longer than its context) leaves the first answer, with a note. A plan that makes none of a kind the answer says the
-user wants is kept, with a note in its repairs (the model's statement of what is wanted is less reliable
-than its plan: re-asking on it lost plans; docs/results/dev-ab "Session 15").
+while the first lost no task; a re-ask the LLM fails to answer (an ``LLMError``, such as a prompt longer
+than its context) leaves the first answer, with a note. A plan that makes none of a kind the answer says
+the user wants is kept, with a note in its repairs (the model's statement of what is wanted is less
+reliable than its plan: re-asking on it lost plans; docs/results/dev-ab "Session 15").
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, Repair, replace_refs, whole_ref
 from hugginggpt.agent.plan.validity import rejected
 from hugginggpt.tools.resources.mentions import last_part, media_kind_of
-from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
+from hugginggpt.tools.table import MEDIA_KINDS, ArgSpec, TaskSpec
 
 
 Fix = Callable[[PlanTask, int, str, str, str], str]
@@ -223,7 +223,7 @@ def _misread_media(task: PlanTask, position: int, tasks: list[PlanTask], by_id: 
     for arg in info.args:
         kind = arg.value_kind
         source = by_id.get(whole_ref(task.args.get(arg.name)))  # type: ignore[arg-type]
-        if kind not in MEDIA_KINDS or source is None or source.id == task.id:
+        if kind not in MEDIA_KINDS or source is None or source not in tasks[:position]:
             continue
         made = ctx.known[source.task]
         if not made.outputs or made.produces(kind):
@@ -244,7 +244,7 @@ def _kinds_read(reader: PlanTask, task_id: int, ctx: PlanContext) -> set[str]:
     return kinds
 
 
-def _only_required(spec: TaskSpec) -> list[Any]:
+def _only_required(spec: TaskSpec) -> list[ArgSpec]:
     """``spec``'s one required argument, as a list of zero or one."""
     required = [a for a in spec.args if a.required]
     return required if len(required) == 1 else []
