@@ -17,7 +17,7 @@ from typing import Any
 from hugginggpt.agent.plan.check import (is_placeholder, map_misread, media_as_text, photo_drawing, readable_media,
                                          unreadable_table)
 from hugginggpt.agent.plan.context import PlanContext
-from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, Repair, replace_refs, whole_ref
+from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, Repair, media_read, replace_refs, whole_ref
 from hugginggpt.agent.plan.validity import rejected
 from hugginggpt.tools.resources.mentions import last_part, media_kind_of
 from hugginggpt.tools.table import MEDIA_KINDS, ArgSpec, TaskSpec
@@ -187,11 +187,11 @@ def makers_of_what_is_read(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Rep
     by_id = dict(plan.by_id)
     repairs: list[Repair] = []
     for position, task in enumerate(tasks):
-        found = _misread_media(task, position, tasks, by_id, ctx)
+        found = _misread_media(task, tasks[:position], by_id, ctx)
         if found is None:
             continue
         arg, source = found
-        read = {kind for reader in tasks[position + 1:] for kind in _kinds_read(reader, task.id, ctx)}
+        read = {media_read(reader, task.id, ctx.known) for reader in tasks[position + 1:]}
         info = ctx.known[task.task]
         if "data" not in info.outputs:
             read |= {kind for kind in MEDIA_KINDS if kind in info.outputs}
@@ -206,42 +206,31 @@ def makers_of_what_is_read(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Rep
         if len(fits) != 1:
             continue
         name, into = fits[0]
-        tasks[position] = by_id[task.id] = task.model_copy(update={"task": name, "args": {into.name: task.args[arg]}})
+        made = task.model_copy(update={"task": name, "args": {into.name: task.args[arg.name]}})
+        tasks[position] = by_id[task.id] = made
         repairs.append({"task_id": task.id, "reason": (
-            f"{task.task} reads task {source.id} ({source.task}), which makes no {info.find_arg(arg).value_kind}, "
+            f"{task.task} reads task {source.id} ({source.task}), which makes no {arg.value_kind}, "
             f"and what is read from it is {' and '.join(sorted(wanted))}: {name} makes that from what it reads")})
     if not repairs:
         return plan, repairs
     return plan.model_copy(update={"tasks": tasks}), repairs
 
 
-def _misread_media(task: PlanTask, position: int, tasks: list[PlanTask], by_id: Mapping[int, PlanTask],
-                   ctx: PlanContext) -> tuple[str, PlanTask] | None:
-    """(argument, source): ``task``'s media argument that is a whole reference to an earlier task making no
-    output of its kind, when no earlier task makes that kind and the request gives no file of it."""
-    info = ctx.known[task.task]
-    for arg in info.args:
+def _misread_media(task: PlanTask, earlier: list[PlanTask], by_id: Mapping[int, PlanTask],
+                   ctx: PlanContext) -> tuple[ArgSpec, PlanTask] | None:
+    """(argument, source): ``task``'s media argument that is a whole reference to an ``earlier`` task making
+    no output of its kind, when no earlier task makes that kind and the request gives no file of it."""
+    for arg in ctx.known[task.task].args:
         kind = arg.value_kind
         source = by_id.get(whole_ref(task.args.get(arg.name)))  # type: ignore[arg-type]
-        if kind not in MEDIA_KINDS or source is None or source not in tasks[:position]:
+        if kind not in MEDIA_KINDS or source is None or all(t.id != source.id for t in earlier):
             continue
         made = ctx.known[source.task]
         if not made.outputs or made.produces(kind):
             continue
-        if not ctx.files.get(kind) and not any(ctx.known[t.task].produces(kind) for t in tasks[:position]):
-            return arg.name, source
+        if not ctx.files.get(kind) and not any(ctx.known[t.task].produces(kind) for t in earlier):
+            return arg, source
     return None
-
-
-def _kinds_read(reader: PlanTask, task_id: int, ctx: PlanContext) -> set[str]:
-    """The kinds of ``reader``'s arguments that are a whole reference to task ``task_id``."""
-    spec = ctx.known[reader.task]
-    kinds = set()
-    for name, value in reader.args.items():
-        arg = spec.find_arg(name)
-        if arg is not None and whole_ref(value) == task_id:
-            kinds.add(arg.value_kind)
-    return kinds
 
 
 def _only_required(spec: TaskSpec) -> list[ArgSpec]:
