@@ -159,6 +159,8 @@ def runnable_plans(draw):
                 options = _FILES[kind] + [f"<resource>-{p}" for p in producers]
             elif kind == "text":
                 texts = [f"{t} {arg.marks[0]}" for t in _TEXTS] if arg.marks else _TEXTS  # fill-mask: a mask token
+                if arg.marks:  # a mark comes from the words or from a written text, never from labels or scores
+                    producers = [p for p in producers if set(ALL_TASKS[plan[p]["task"]].outputs) == {"text"}]
                 options = texts + [f"<resource>-{p}" for p in producers]
             elif arg.kind == "choice":
                 options = list(arg.choices)

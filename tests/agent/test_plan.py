@@ -169,6 +169,17 @@ def test_a_text_without_the_mark_its_task_needs_is_rejected_and_named():
         steps = [{"task": "translation", "id": 0, "args": {"text": "x", "tgt_lang": "fr"}},
                  {"task": "fill-mask", "id": 1, "args": {"text": text}}]
         assert validate_plan(steps, known, f"fill in: {text}")[1] == []
+    # a label or an answer holds no mask token, and a sentence of the model's own around a reference needs one
+    # in its own words: "what's the total on a.png and on b.png?" with a fill-mask "combining" the two answers
+    for source, text in ((
+            {"task": "text-classification", "id": 0, "args": {"text": "Das Essen war kalt."}}, "<resource>-0"), (
+            {"task": "document-question-answering", "id": 0, "args": {"image": "a.png", "question": "Total?"}},
+            "The total on a.png is <resource>-0. What is the combined total?")):
+        steps = [source, {"task": "fill-mask", "id": 1, "args": {"text": text}}]
+        plan, repairs = validate_plan(steps, known, "a.png: the total? Das Essen war kalt.")
+        assert [t.task for t in plan.tasks] == [source["task"]]
+        assert problems(read_plan(steps)[0], PlanContext.of(known, "a.png: the total? Das Essen war kalt.")) == [
+            f"task 1: text {text[:60]!r} holds none of ['[MASK]', '<mask>']"]
 
 
 @pytest.mark.parametrize("message, raw", [

@@ -7,6 +7,7 @@ repair is recorded with its reason.
 
 import pytest
 
+from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.passes import validate_plan
 from hugginggpt.tools.resources.mentions import listed_files, request_files, table_files
 from hugginggpt.tools import task_table
@@ -159,6 +160,33 @@ def test_a_media_argument_that_describes_instead_of_naming_a_file_is_repaired(kn
     plan, repairs = validate_plan(raw, known, "Draw a cat and caption it; classify example.jpg too")
     assert plan.by_id[1].args["image"] == "<resource>-0"
     assert plan.by_id[2].args["image"] == "./photos/example.jpg"  # the request's file, in another folder
+
+
+@pytest.mark.parametrize("request_text, value", [
+    ("根据这段话回答：长城有多长？'长城是中国古代的军事防御工程，总长度超过两万一千公里。'",
+     "长城是中国古代的军事防御工程，总长度超过两万一千公里。"),
+    ("Quel est le total de ces trois lignes : pain 2 €, lait 1 €, œufs 3 € ?", "pain 2 €, lait 1 €, œufs 3 €"),
+])
+def test_a_text_written_as_a_table_cannot_run_and_its_task_is_taken_out(known, request_text, value):
+    from hugginggpt.agent.plan.check import problems
+    from hugginggpt.agent.plan.parse import read_plan
+
+    raw = [step("tabular-classification", 0, table=value)]
+    assert problems(read_plan(raw)[0], PlanContext.of(known, request_text)) == [
+        f"task 0: argument 'table': {value[:60]!r} is no file the request names"]
+    plan, repairs = validate_plan(raw, known, request_text)
+    assert plan.tasks == []
+    assert "rejected" in reasons(repairs) and "argument 'table'" in reasons(repairs)
+    assert reasons(repairs).endswith("(the request gives no table)")  # no task makes a table file to name
+
+
+@pytest.mark.parametrize("request_text, value, file", [
+    ("I have an image of a table example.jpg, and I need to classify its content.", "table example.jpg", "example.jpg"),
+    ("orders_may.csv 里平均配送时间是多少？", "平均配送时间", "orders_may.csv"),
+])
+def test_a_table_argument_reads_the_request_s_file_its_words_hold_or_its_one_table(known, request_text, value, file):
+    plan, repairs = validate_plan([step("table-question-answering", 0, table=value, question="?")], known, request_text)
+    assert plan.by_id[0].args["table"] == file, reasons(repairs)
 
 
 def test_fan_outs_and_kind_mismatches_are_left_as_planned(known):

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import graphlib
 import re
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, whole_ref
 from hugginggpt.tools.resources.mentions import last_part, looks_like_path, media_kind_of
-from hugginggpt.tools.table import MEDIA_KINDS, ArgSpec
+from hugginggpt.tools.table import MEDIA_KINDS, ArgSpec, TaskSpec
 
 #: Longer values are never a placeholder (bounded work).
 _MAX_PLACEHOLDER = 200
@@ -55,7 +56,7 @@ def problems(plan: Plan, ctx: PlanContext) -> list[str]:
                 choices = arg.choices
                 if choices and isinstance(value, str) and value not in choices and not CANONICAL_REF.search(value):
                     found.append(f"task {task.id}: {arg.name}={value!r} is not one of {list(choices)}")
-                if unmarked(arg, value):
+                if unmarked(arg, value, by_id, ctx.known):
                     found.append(f"task {task.id}: {arg.name} {value[:60]!r} holds none of {arg.marks}")
         for name, value in task.args.items():
             arg = info.find_arg(name)
@@ -85,10 +86,15 @@ def problems(plan: Plan, ctx: PlanContext) -> list[str]:
     return found
 
 
-def unmarked(arg: ArgSpec, value: Any) -> bool:
-    """Whether ``value``, written for ``arg``, is a text of its own (no reference) that holds none of the
-    marks the argument needs (fill-mask's mask token)."""
-    return arg.lacks_mark(value) and not CANONICAL_REF.search(value)
+def unmarked(arg: ArgSpec, value: Any, by_id: Mapping[int, PlanTask], known: Mapping[str, TaskSpec]) -> bool:
+    """Whether ``value``, written for ``arg``, can hold none of the marks the argument needs (fill-mask's mask
+    token): its own words hold none, and it is not the whole output of a task that writes a text (text and no
+    labels or scores: a written text can hold a mark, a label or an answer to a question cannot)."""
+    if not arg.lacks_mark(value):
+        return False
+    source = by_id.get(whole_ref(value)) if isinstance(value, str) else None
+    spec = known.get(source.task) if source is not None else None
+    return spec is None or set(spec.outputs) != {"text"}
 
 
 def _value_problems(own: int, kind: str, value: str, by_id: dict, ctx: PlanContext) -> list[str]:
@@ -223,8 +229,10 @@ def readable_media(value: str, ctx: PlanContext) -> bool:
 
 
 def unreadable_table(value: str, ctx: PlanContext) -> bool:
-    """Whether a table argument's ``value`` names a file (not inline rows) that the request does not give."""
-    return looks_like_path(value) and not readable_media(value, ctx)
+    """Whether a table argument's ``value`` (a text, no reference) is no file the request gives. A table is
+    read as a file (``tools/resources/tables.read_table``: inline rows are a mapping, never a text), so a
+    text of the model's own (a passage quoted from the request, a question) cannot run as one."""
+    return not readable_media(value, ctx)
 
 
 def is_placeholder(value: str, ctx: PlanContext) -> bool:

@@ -88,6 +88,13 @@ class PlanContext:
         name = value.strip().strip("'\"")
         return bool(name) and (name in self.request or last_part(name) in self.request)
 
+    def file_within(self, value: str) -> str | None:
+        """The one file the request names that ``value`` holds among other words (``table example.jpg``);
+        None when it holds none or several."""
+        names = {name for names in self.files.values() for name in names} | set(table_files(self.request or ""))
+        inside = [name for name in names if name in value]
+        return inside[0] if len(inside) == 1 else None
+
     def one_file(self, kind: str) -> str | None:
         """The request's file of ``kind`` (a media kind, or ``table``) when it names exactly one."""
         files = self.files.get(kind, ()) if kind != "table" else tuple(dict.fromkeys(table_files(self.request or "")))

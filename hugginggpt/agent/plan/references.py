@@ -48,7 +48,7 @@ class _ArgumentWalk:
         given = self.ctx.files.get(kind, ()) if kind in MEDIA_KINDS else ()
         has = (f"the request's {kind} files are {', '.join(repr(f) for f in given[:5])}" if given
                else f"the request gives no {kind}")
-        makers = makers_of(self.ctx.known, kind)
+        makers = makers_of(self.ctx.known, kind) if kind in MEDIA_KINDS else []  # no task makes a table file
         made = (f"; a task can make one first: {', '.join(makers)}" if makers else "")
         self.repairs.append(rejected(task, f"task {task.id} ({task.task}): argument {name!r} reads {what}, {why} "
                                            f"({has}{made})"))
@@ -110,7 +110,10 @@ def readable_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair
     """A reference to the task itself or to a task the plan does not have, a media argument naming a
     file the request does not name (no URL either), and a text argument that is a whole placeholder
     (``{caption}``, ``$1``, ``<output of task 0>``) read the nearest earlier task making the
-    argument's kind, else (a whole reference or a media file) the request's one file of that kind."""
+    argument's kind, else (a whole reference or a media file) the request's one file of that kind. A table
+    argument that is no file the request gives reads the one file of the request its text holds among
+    other words, else the request's one table file; with neither its task is taken out (a text is no table:
+    a passage of the request written as a table cannot run)."""
     walk = _ArgumentWalk(plan, ctx)
     ids = {t.id for t in plan.tasks}
 
@@ -136,6 +139,11 @@ def readable_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair
                 return f"<resource>-{source.id}"
             return walk.one_file_or_reject(task, name, kind, value)
         if kind == "table" and unreadable_table(value, ctx):
+            inside = ctx.file_within(value)
+            if inside is not None:
+                walk.note(task, f"argument {name!r}={value[:60]!r} holds the request's file {inside!r} among other "
+                                f"words: reads {inside!r}")
+                return inside
             return walk.one_file_or_reject(task, name, kind, value)
         if is_placeholder(value, ctx):
             source = walk.producer(position, kind)

@@ -48,9 +48,11 @@ def known_arguments(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
     """An argument name the task does not take becomes the closest free one it takes (ratio >= 0.7) or
     is dropped; a ``choice`` value not among the choices is dropped (the task's default applies); a
     task missing a required argument, or given a text without the mark it needs (fill-mask's mask
-    token), is rejected. Tools that declare no arguments take any."""
+    token: in its own words, or as the whole output of a task that writes a text), is rejected. Tools that
+    declare no arguments take any."""
     repairs: list[Repair] = []
     kept: list[PlanTask] = []
+    by_id = {t.id: t for t in plan.tasks}
     for task in plan.tasks:
         info = ctx.known[task.task]
         if not info.args:
@@ -79,7 +81,7 @@ def known_arguments(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
         if missing:
             repairs.append(rejected(task, f"task {task.id} ({task.task}) is missing required argument(s) {missing}"))
             continue
-        lacking = next((a for a in info.args if unmarked(a, args.get(a.name))), None)
+        lacking = next((a for a in info.args if unmarked(a, args.get(a.name), by_id, ctx.known)), None)
         if lacking is not None:
             repairs.append(rejected(task, f"task {task.id} ({task.task}) works on a {lacking.name} with "
                                           f"{' or '.join(lacking.marks or ())} in it, and "
