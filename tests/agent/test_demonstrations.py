@@ -89,3 +89,8 @@ def test_the_shipped_pool_covers_every_domain_task_and_multi_step_plans():
         assert 3 <= len(block) <= 16, (files, len(block))
     sizes = {min(len(d["plan"]), 3) for d in blocks}
     assert sizes == {0, 1, 2, 3}  # nothing to run, one task, two, three or more
+    # a request without files sees chains of three steps too: a drawing read twice, a text shortened and read aloud
+    general = select_demonstrations("Do it", set(task_table()))
+    long = [[s["task"] for s in d["plan"]] for d in general if len(d["plan"]) >= 3]
+    assert ["text-to-image", "object-detection", "image-to-video"] in long
+    assert ["text-generation", "summarization", "text-to-speech"] in long
