@@ -180,6 +180,23 @@ def test_a_text_written_as_a_table_cannot_run_and_its_task_is_taken_out(known, r
     assert reasons(repairs).endswith("(the request gives no table)")  # no task makes a table file to name
 
 
+def test_a_text_read_through_a_table_task_taken_out_is_read_as_it_was_given(known):
+    request_text = ("The question is in example.wav. Here is the document text: 'Renewable energy lowers emissions "
+                    "and reliance on fossil fuels.'")
+    passage = "Renewable energy lowers emissions and reliance on fossil fuels."
+    raw = [step("automatic-speech-recognition", 0, audio="example.wav"),
+           step("tabular-classification", 1, table=passage),
+           step("question-answering", 2, question="<resource>-0", context="<resource>-1")]
+    plan, repairs = validate_plan(raw, known, request_text)
+    assert [t.task for t in plan.tasks] == ["automatic-speech-recognition", "question-answering"]
+    assert plan.by_id[2].args == {"question": "<resource>-0", "context": passage}
+    assert "reads that text" in reasons(repairs)
+    # a made-up table file passes nothing on: its reader goes with it
+    raw[1] = step("tabular-classification", 1, table="energy.csv")
+    plan, _ = validate_plan(raw, known, request_text)
+    assert [t.task for t in plan.tasks] == ["automatic-speech-recognition"]
+
+
 @pytest.mark.parametrize("request_text, value, file", [
     ("I have an image of a table example.jpg, and I need to classify its content.", "table example.jpg", "example.jpg"),
     ("orders_may.csv 里平均配送时间是多少？", "平均配送时间", "orders_may.csv"),

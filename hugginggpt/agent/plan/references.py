@@ -19,7 +19,7 @@ from hugginggpt.agent.plan.check import (is_placeholder, map_misread, media_as_t
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, Repair, media_read, replace_refs, whole_ref
 from hugginggpt.agent.plan.validity import rejected
-from hugginggpt.tools.resources.mentions import last_part, media_kind_of
+from hugginggpt.tools.resources.mentions import last_part, looks_like_path, media_kind_of
 from hugginggpt.tools.table import MEDIA_KINDS, ArgSpec, TaskSpec
 
 
@@ -113,15 +113,22 @@ def readable_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair
     argument's kind, else (a whole reference or a media file) the request's one file of that kind. A table
     argument that is no file the request gives reads the one file of the request its text holds among
     other words, else the request's one table file; with neither its task is taken out (a text is no table:
-    a passage of the request written as a table cannot run)."""
+    a passage of the request written as a table cannot run), and a later text argument that is its whole
+    output reads that passage instead (a question answered from the "classified" document reads the document)."""
     walk = _ArgumentWalk(plan, ctx)
     ids = {t.id for t in plan.tasks}
+    passed: dict[int, str] = {}  # a task taken out for a text given as its table: that text
 
     def fix(task: PlanTask, position: int, name: str, kind: str, value: str) -> str:
         refs = [int(n) for n in CANONICAL_REF.findall(value)]
         if refs:
             broken = [n for n in refs if n == task.id or n not in ids]
             if not broken:
+                source = whole_ref(value)
+                if kind == "text" and source in passed:
+                    walk.note(task, f"argument {name!r} read task {source}, taken out for a text given as its table: "
+                                    "reads that text")
+                    return passed[source]
                 return value
             what = ", ".join("its own output" if n == task.id else f"missing task {n}" for n in broken)
             # what no source replaces is left for runnable_graph to reject, with its reason
@@ -144,7 +151,10 @@ def readable_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair
                 walk.note(task, f"argument {name!r}={value[:60]!r} holds the request's file {inside!r} among other "
                                 f"words: reads {inside!r}")
                 return inside
-            return walk.one_file_or_reject(task, name, kind, value)
+            read = walk.one_file_or_reject(task, name, kind, value)
+            if task.id in walk.out and not looks_like_path(value):
+                passed[task.id] = value
+            return read
         if is_placeholder(value, ctx):
             source = walk.producer(position, kind)
             if source is not None:
