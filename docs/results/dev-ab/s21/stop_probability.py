@@ -1,8 +1,8 @@
 """How sure the planner is when it closes its task list: for each recorded first answer of a real-request
 result file, the probability the model gives to closing the list (``]``) against writing another task
-(``,``) right after the last task it wrote, with the same prompt the planner sent (no grammar: the two are
-the only tokens the grammar allows there). Prints one line per request: id, gold size, planned size,
-P(another task). Run from a snapshot's root with the model lock held:
+(``, {"step": "``) after the last task it wrote, with the same prompt the planner sent: the two endings are
+scored whole from where their tokens part, since the model merges the closing braces with what follows.
+Prints one line per request: id, gold size, planned size, P(another task). Run from a snapshot's root with the model lock held:
 python docs/results/dev-ab/s21/stop_probability.py RESULT.json OUT.json"""
 import json, math, os, sys, tempfile
 sys.path.insert(0, '.')
@@ -26,16 +26,16 @@ fmt = Jinja2ChatFormatter(template=llama.metadata['tokenizer.chat_template'], eo
                           bos_token=text(llama.token_bos()))
 
 import numpy as np
-COMMA, CLOSE = [], []
-for t in range(llama.n_vocab()):
-    piece = llama.detokenize([t]).decode('utf-8', 'ignore').lstrip()
-    (COMMA if piece.startswith(',') else CLOSE if piece.startswith(']') else []).append(t)
 
 
-def next_token_shares(prompt):
-    """P(a token opening with ',') and P(one opening with ']') next, reading only what the model has not
-    read yet (the prompt cache's state of the block, then the request and the answer)."""
-    tokens = llama.tokenize(prompt.encode('utf-8'), add_bos=True, special=True)
+def _log_probs():
+    logits = np.ctypeslib.as_array(llama._ctx.get_logits_ith(-1), shape=(llama.n_vocab(),)).astype(np.float64)
+    return logits - (logits.max() + np.log(np.exp(logits - logits.max()).sum()))
+
+
+def _evaluated(tokens):
+    """Make the model's state hold ``tokens`` (the prompt cache's state of the block first, then only what
+    differs from what it holds), its logits those after the last token."""
     state = llama.cache[tokens] if llama.cache is not None and tokens in llama.cache else None
     if state is not None:
         llama.load_state(state)
@@ -48,9 +48,30 @@ def next_token_shares(prompt):
     llama._ctx.kv_cache_seq_rm(-1, n, -1)
     llama.n_tokens = n
     llama.eval(tokens[n:])
-    logits = np.ctypeslib.as_array(llama._ctx.get_logits_ith(-1), shape=(llama.n_vocab(),)).astype(np.float64)
-    p = np.exp(logits - logits.max()); p /= p.sum()
-    return float(p[COMMA].sum()), float(p[CLOSE].sum())
+
+
+def continuation_shares(text, endings):
+    """The log-probability of each of ``endings`` after ``text``, tokenized as the model writes them (the
+    braces that close the last task merge with what follows: ``}}]}`` or ``}},``), from the first token
+    where they part from ``text``'s own tokens."""
+    whole = [llama.tokenize((text + e).encode('utf-8'), add_bos=True, special=True) for e in endings]
+    shared = 0
+    for column in zip(*whole):
+        if len(set(column)) > 1:
+            break
+        shared += 1
+    shared = min(shared, *(len(w) - 1 for w in whole))
+    scores = []
+    for tokens in whole:
+        _evaluated(tokens[:shared])
+        total = 0.0
+        for i, token in enumerate(tokens[shared:]):
+            total += float(_log_probs()[token])
+            if i < len(tokens) - shared - 1:
+                llama.eval([token])
+        scores.append(total)
+    return scores
+
 
 out = []
 with tempfile.TemporaryDirectory() as tmp:
@@ -65,16 +86,18 @@ with tempfile.TemporaryDirectory() as tmp:
         except ValueError:
             continue
         tasks = answer.get('tasks') or []
-        close = raw.rstrip().rstrip('}').rstrip()
-        if not tasks or not close.endswith(']'):
+        body = raw.rstrip()
+        if not tasks or not body.endswith(']}'):
             continue
-        prefix = close[:-1]  # up to the end of the last task
+        prefix = body.rstrip(' \n}]')
+        tail = body[len(prefix):]
+        cut = tail.rindex(']')  # the tasks list's own close: the last ] of the tail
         item = items[r['id']]
         request = AgentRequest.parse({"input": item.request, "chat_history": item.history or [], "files": item.files or []})
         messages = messages_for_template(convert_to_openai_messages(agent.planner.messages(request)))
-        prompt = fmt(messages=messages).prompt + prefix
-        p_more, p_close = next_token_shares(prompt)
-        share = p_more / (p_more + p_close) if p_more + p_close else float('nan')
+        text = fmt(messages=messages).prompt + prefix
+        close, more = continuation_shares(text, [tail, tail[:cut] + ', {"step": "'])
+        share = 1 / (1 + math.exp(min(close - more, 700)))
         line = {'id': r['id'], 'gold': len(item.plan), 'planned': len(tasks), 'p_more': round(share, 4),
                 'exact_first': sorted(t['task'] for t in tasks) == sorted(t['task'] for t in item.plan)}
         out.append(line)
