@@ -206,6 +206,12 @@ def test_a_table_argument_reads_the_request_s_file_its_words_hold_or_its_one_tab
     assert plan.by_id[0].args["table"] == file, reasons(repairs)
 
 
+def test_a_table_argument_holding_another_name_is_not_read_as_a_file_the_request_gives(known):
+    # "data.jpg" holds the letters of "a.jpg", the request's file, but names another file
+    plan, _ = validate_plan([step("tabular-classification", 0, table="table data.jpg")], known, "classify a.jpg")
+    assert plan.tasks == []
+
+
 def test_fan_outs_and_kind_mismatches_are_left_as_planned(known):
     fan_out = [step("text-to-image", 0, text="a fox"), step("image-to-text", 1, image="<resource>-0"),
                step("depth-estimation", 2, image="<resource>-0")]  # task 1 makes text, not an image

@@ -89,10 +89,9 @@ class PlanContext:
         return bool(name) and (name in self.request or last_part(name) in self.request)
 
     def file_within(self, value: str) -> str | None:
-        """The one file the request names that ``value`` holds among other words (``table example.jpg``);
-        None when it holds none or several."""
-        names = {name for names in self.files.values() for name in names} | set(table_files(self.request or ""))
-        inside = [name for name in names if name in value]
+        """The one file the request names that ``value`` writes among other words (``table example.jpg``),
+        found by the request's own file reader (``given_files``); None when it writes none or several."""
+        inside = [name for name in given_files(value) if self.names_file(name)]
         return inside[0] if len(inside) == 1 else None
 
     def one_file(self, kind: str) -> str | None:

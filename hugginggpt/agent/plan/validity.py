@@ -52,7 +52,7 @@ def known_arguments(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
     declare no arguments take any."""
     repairs: list[Repair] = []
     kept: list[PlanTask] = []
-    by_id = {t.id: t for t in plan.tasks}
+    by_id = plan.by_id
     for task in plan.tasks:
         info = ctx.known[task.task]
         if not info.args:
