@@ -3,7 +3,7 @@
 import json
 
 import pytest
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, HumanMessage
 
 from hugginggpt.agent.plan import describe_tools
 from hugginggpt.agent.plan.parse import (
@@ -48,6 +48,29 @@ def test_chat_history_is_trimmed_to_the_latest_turns(tasks):
     texts = [m.content for m in messages]
     assert texts[-3:] == ["Here is dog.png", "Nice dog.", "Now describe it"]
     assert not any(t.startswith("old question") for t in texts)
+
+
+def _block(messages, turns: int = 0) -> list[str]:
+    """The demonstrations' requests in a planning prompt: the turns after the system message, before the
+    conversation's ``turns`` messages and the request."""
+    return [m.content for m in messages[1:len(messages) - 1 - turns] if isinstance(m, HumanMessage)]
+
+
+def test_the_block_is_chosen_by_the_inputs_the_request_gives_files_and_conversation_included():
+    table = task_table()
+    no_file = _block(planning_messages("What is in it?", table, wants=True))
+    named = _block(planning_messages("What is in beach.png?", table, wants=True))
+    assert named != no_file and any(".jpg" in d or ".png" in d for d in named)
+    # a picture attached without a word about it, or one an earlier turn made, gives the same block
+    attached = planning_messages("What is in it?", table, files=["IMG_0912.jpg"], wants=True)
+    earlier = planning_messages("now animate it", table, wants=True,
+                                chat_history=[("human", "draw a lighthouse"), ("ai", "Here: outputs/lighthouse.png")])
+    assert _block(attached) == named
+    assert _block(earlier, turns=2) == named and earlier[-3].content == "draw a lighthouse"  # then the conversation
+    # a conversation without files keeps the block for requests without files
+    chat = planning_messages("and in German?", table, wants=True,
+                             chat_history=[("human", "write a haiku"), ("ai", "Quiet pond at dusk")])
+    assert _block(chat, turns=2) == no_file
 
 
 @pytest.mark.parametrize("answer", [

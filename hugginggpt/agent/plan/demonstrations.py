@@ -84,10 +84,13 @@ class DemoSelector:
         related = _interleaved(related, own)
         return [*general[:GENERAL_IN_BLOCK], *related[:RELATED_IN_BLOCK], *matched]
 
-    def select(self, request: str, available: Collection[str], k: int = DEFAULT_K) -> list[dict[str, Any]]:
-        """The block of usable demonstrations for the request's input kinds (``block``), then up to ``k`` more for ``request``, the most similar last."""
+    def select(self, request: str, available: Collection[str], k: int = DEFAULT_K,
+               inputs: str | None = None) -> list[dict[str, Any]]:
+        """The block of usable demonstrations for the kinds of input the request gives (``block``: read from
+        ``inputs``, the text that names what the plan may read, else from ``request``), then up to ``k`` more
+        for ``request``, the most similar last."""
         usable = [i for i, d in enumerate(self.pool) if all(step["task"] in available for step in d["plan"])]
-        fixed = self.block(input_kinds(request), usable)
+        fixed = self.block(input_kinds(request if inputs is None else inputs), usable)
         shapes = {_shape(self.pool[i]) for i in fixed}
         chosen: list[int] = []
         if k > 0 and usable:
@@ -126,6 +129,8 @@ def default_selector() -> DemoSelector:
     return DemoSelector(load_demonstrations())
 
 
-def select_demonstrations(request: str, available: Collection[str], k: int = DEFAULT_K) -> list[dict[str, Any]]:
-    """The shipped pool's block for the request and the ``k`` most similar to ``request``, using only ``available`` tasks."""
-    return default_selector().select(request, available, k)
+def select_demonstrations(request: str, available: Collection[str], k: int = DEFAULT_K,
+                          inputs: str | None = None) -> list[dict[str, Any]]:
+    """The shipped pool's block for the kinds of input ``inputs`` names (else ``request``) and the ``k``
+    most similar to ``request``, using only ``available`` tasks."""
+    return default_selector().select(request, available, k, inputs)

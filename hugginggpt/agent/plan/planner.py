@@ -37,7 +37,7 @@ from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
 from hugginggpt.agent.plan.outputs import stated_wants, undelivered, wants_note
 from hugginggpt.agent.plan.parse import parse_plan_text, plan_schema, plan_schema_key, without_unfinished_task
 from hugginggpt.agent.plan.passes import is_rejection, validate_plan
-from hugginggpt.agent.plan.prompt import planning_messages
+from hugginggpt.agent.plan.prompt import planning_messages, request_context
 from hugginggpt.agent.request import AgentRequest, trim_history
 from hugginggpt.agent.trace import Trace, UsageCounter
 from hugginggpt.errors import LLMError, PlanError
@@ -154,9 +154,9 @@ class _Attempt:
         self.trace = trace
         llm = planner.llm
         text = request.user_text()
-        history = "\n".join(content_text(m) for m in trim_history(request.chat_history, planner.history_tokens))
         # what the plan may read: the request with its files, and the conversation so far
-        self.context = f"{history}\n{text}" if history else text
+        self.context = request_context(request.input, request.files,
+                                       trim_history(request.chat_history, planner.history_tokens))
         # the files this request gives (not the conversation's): each is for a task to read
         self.given = given_files(text, tuple(request.files))
         self.words = request.input  # the user's own text, without the attached files listed after it

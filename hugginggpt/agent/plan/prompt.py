@@ -14,6 +14,7 @@ from hugginggpt.agent.plan.demonstrations import DEFAULT_K, select_demonstration
 from hugginggpt.agent.plan.outputs import delivered_kinds
 from hugginggpt.agent.plan.parse import written_plan
 from hugginggpt.agent.request import AgentRequest, trim_history
+from hugginggpt.llm.content import content_text
 from hugginggpt.prompts import render_prompt
 from hugginggpt.tools.table import TaskSpec
 
@@ -35,9 +36,20 @@ def format_task_list(tasks: dict[str, TaskSpec]) -> str:
     return "\n".join(lines)
 
 
-def demonstrations_for(user_input: str, tasks: dict[str, TaskSpec], k: int = DEFAULT_K) -> list[dict[str, Any]]:
-    """The ``k`` usable demonstrations most similar to the request (BM25 over our pool)."""
-    return select_demonstrations(user_input, tasks, k)
+def demonstrations_for(user_input: str, tasks: dict[str, TaskSpec], k: int = DEFAULT_K,
+                       inputs: str | None = None) -> list[dict[str, Any]]:
+    """The block for the kinds of input ``inputs`` names (``request_context``; else ``user_input``), then
+    the ``k`` usable demonstrations most similar to the request (BM25 over our pool)."""
+    return select_demonstrations(user_input, tasks, k, inputs)
+
+
+def request_context(user_input: str, files: list[str] | None, history: list[BaseMessage]) -> str:
+    """What a plan may read, as text: the conversation so far (``history``, already trimmed), then the
+    request with the user's files listed after it. The plan's schema and the block of demonstrations are
+    both read from it, so a picture attached without a word, or one an earlier turn made, counts."""
+    text = user_text(user_input, files)
+    before = "\n".join(content_text(m) for m in history)
+    return f"{before}\n{text}" if before else text
 
 
 STEP_FORMAT = '{"step": WHAT, "task": TASK, "id": N, "args": {ARG: VALUE}}'
@@ -77,13 +89,16 @@ def planning_messages(
     wants: bool = False,
 ) -> list[BaseMessage]:
     """System specification and task list (static), then the demonstrations chosen for this request
-    as past turns, the trimmed history, and the request. With ``wants``, answers open with the kinds
+    (the block for the kinds of input it gives: its words, its files and the conversation so far) as
+    past turns, the trimmed history, and the request. With ``wants``, answers open with the kinds
     of result the user wants back (``outputs.py``)."""
     messages: list[BaseMessage] = [SystemMessage(system_prompt(tasks, wants=wants))]
-    for demo in demonstrations_for(user_input, tasks, demonstrations):
+    history = trim_history(chat_history, history_tokens)
+    inputs = request_context(user_input, files, history)
+    for demo in demonstrations_for(user_input, tasks, demonstrations, inputs):
         messages.append(HumanMessage(demo["input"]))
         messages.append(AIMessage(demonstration_answer(demo, tasks, wants=wants)))
-    messages.extend(trim_history(chat_history, history_tokens))
+    messages.extend(history)
     messages.append(HumanMessage(user_text(user_input, files)))
     return messages
 
