@@ -56,6 +56,29 @@ def test_unrepairable_self_reference_is_still_rejected(known):
     assert "refers to its own output" in reasons(repairs)
 
 
+def test_a_follow_ups_text_read_as_a_missing_result_reads_the_conversations_last_answer(known):
+    answer = 'Here is the transcript: "Yesterday I finished the login page. No blockers."'
+    request = "transcribe standup.wav\n" + answer + "\nnow summarize it in one line"
+    plan, repairs = validate_plan([step("summarization", 0, text="<resource>-0")], known, request,
+                                  given=[], words="now summarize it in one line", answer_before=answer)
+    assert plan.by_id[0].args == {"text": "Yesterday I finished the login page. No blockers."}  # the quoted passage
+    assert "reads the text of the conversation's last answer" in reasons(repairs)
+    # several passages quoted, or none: the whole answer; any script's quotation marks
+    poem = "Quiet pond at dusk\na frog leaps in"
+    plan, _ = validate_plan([step("text-to-speech", 0, text="<resource>-3")], known, "read it aloud",
+                            answer_before=poem)
+    assert plan.by_id[0].args == {"text": poem}
+    plan, _ = validate_plan([step("translation", 0, text="<resource>-0", tgt_lang="en")], known, "再翻译成英文",
+                            answer_before="转写结果：“下周一开会。”")
+    assert plan.by_id[0].args["text"] == "下周一开会。"
+    # an earlier task that writes a text is read first; without a conversation the task is still rejected
+    raw = [step("automatic-speech-recognition", 0, audio="a.wav"), step("summarization", 1, text="<resource>-1")]
+    plan, _ = validate_plan(raw, known, "Transcribe a.wav and summarize it", answer_before="a quote: 'not this'")
+    assert plan.by_id[1].args == {"text": "<resource>-0"}
+    plan, repairs = validate_plan([step("summarization", 0, text="<resource>-0")], known, "summarize it")
+    assert plan.tasks == [] and "refers to its own output" in reasons(repairs)
+
+
 def test_made_up_media_file_becomes_the_earlier_output(known):
     raw = [step("text-to-image", 0, text="a red car"), step("image-segmentation", 1, image="generated_image.png")]
     plan, repairs = validate_plan(raw, known, "Generate an image of a red car and segment it")

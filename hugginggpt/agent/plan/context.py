@@ -1,10 +1,11 @@
 """What every plan pass may read besides the plan: the tasks that can run, the request's files, the
-task limit. Made once per plan; nothing in it reads the request's wording, only what holds in any
-language (file names, URLs, task kinds).
+task limit, the text the conversation's last answer gives. Made once per plan; nothing in it reads the
+request's wording, only what holds in any language (file names, URLs, task kinds, quotation marks).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
@@ -46,6 +47,19 @@ def input_kinds(request: str) -> frozenset[str]:
     return frozenset(found)
 
 
+_QUOTED = re.compile(
+    r'"([^"\n]{2,})"|“([^”]{2,})”|„([^“”]{2,})[“”]|«\s?([^»]{2,}?)\s?»|「([^」]{2,})」|『([^』]{2,})』'
+    r"|(?:^|(?<=[\s:：(]))'([^'\n]{2,}?)'(?=$|[\s.,!?;:)])")
+
+
+def answer_text(answer: str) -> str:
+    """What an earlier answer gives a later task to read as a text: the one passage it quotes (``Here is the
+    transcript: "..."``, ``In Spanish: 'Me encanta esta ciudad'``, 「...」, «...»), else the whole answer.
+    Quotation marks only, so it holds in any language; an apostrophe inside a word opens no quote."""
+    found = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(answer)]
+    return found[0].strip() if len(found) == 1 else answer.strip()
+
+
 @dataclass(frozen=True)
 class PlanContext:
     """The tasks a plan may use (``known``), the request as the planner read it (``request``: its text
@@ -63,19 +77,24 @@ class PlanContext:
     it: what the user brings for the plan to work on."""
     lists: tuple[tuple[str, ...], ...] = ()
     """The runs of files the user's own words write as a list (``mentions.listed_files``): like inputs."""
+    answer_before: str | None = None
+    """What the conversation's last answer gives a task to read as a text (``answer_text``); None when the
+    request has no earlier turn."""
 
     @classmethod
     def of(cls, known: Mapping[str, TaskSpec], request: str | None = None,
            max_tasks: int | None = MAX_TASKS, given: Collection[str] | None = None,
-           words: str | None = None) -> "PlanContext":
+           words: str | None = None, answer_before: str | None = None) -> "PlanContext":
         """The context of a plan for ``request``; ``given``: the files this request gives when ``request``
         holds more than it (the conversation so far), else ``request``'s own files; ``words``: the user's
         own text for this request when ``request`` holds more (attached files listed after it), else
-        ``request``."""
+        ``request``; ``answer_before``: the conversation's last answer, as written."""
         files = {kind: tuple(names) for kind, names in request_files(request or "").items()}
         given = tuple(given) if given is not None else tuple(given_files(request or ""))
         lists = tuple(tuple(run) for run in listed_files(words if words is not None else request or ""))
-        return cls(known=known, request=request, max_tasks=max_tasks, files=files, given=given, lists=lists)
+        before = answer_text(answer_before) if answer_before and answer_before.strip() else None
+        return cls(known=known, request=request, max_tasks=max_tasks, files=files, given=given, lists=lists,
+                   answer_before=before)
 
     def gives(self, value: str) -> bool:
         """Whether ``value`` is a file the user gives with this request (as written, or by its last path part)."""

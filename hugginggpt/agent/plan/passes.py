@@ -91,7 +91,8 @@ def run_passes(plan: Plan, ctx: PlanContext, *, without: Collection[str] = ()) -
 
 def validate_plan(raw: Any, known: Mapping[str, TaskSpec], request: str | None = None,
                   max_tasks: int | None = MAX_TASKS, *, without: Collection[str] = (),
-                  given: Collection[str] | None = None, words: str | None = None) -> tuple[Plan, list[Repair]]:
+                  given: Collection[str] | None = None, words: str | None = None,
+                  answer_before: str | None = None) -> tuple[Plan, list[Repair]]:
     """Read a parsed plan (``raw``: the answer's JSON) and run the passes on it with ``request`` (the
     user's text as the planner read it, with the conversation before it if any; None when unknown: file
     checks are then skipped).
@@ -102,7 +103,9 @@ def validate_plan(raw: Any, known: Mapping[str, TaskSpec], request: str | None =
     ``given``: the files the user gives with this request when ``request`` holds a conversation too
     (``context.given_files`` of the request alone); None: every file ``request`` names. ``words``: the
     user's own text when ``request`` holds more (the conversation, the attached files listed after it).
+    ``answer_before``: the conversation's last answer (a text argument that reads a result the plan does not
+    have reads what it gives).
     """
     plan, repairs = read_plan(raw, max_tasks)
-    plan, more = run_passes(plan, PlanContext.of(known, request, max_tasks, given, words), without=without)
+    plan, more = run_passes(plan, PlanContext.of(known, request, max_tasks, given, words, answer_before), without=without)
     return plan, [*repairs, *more]

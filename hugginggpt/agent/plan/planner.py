@@ -155,8 +155,10 @@ class _Attempt:
         llm = planner.llm
         text = request.user_text()
         # what the plan may read: the request with its files, and the conversation so far
-        self.context = request_context(request.input, request.files,
-                                       trim_history(request.chat_history, planner.history_tokens))
+        history = trim_history(request.chat_history, planner.history_tokens)
+        self.context = request_context(request.input, request.files, history)
+        # the conversation's last answer: what a text argument reading a result the plan lacks reads
+        self.answer_before = next((content_text(m) for m in reversed(history) if isinstance(m, AIMessage)), None)
         # the files this request gives (not the conversation's): each is for a task to read
         self.given = given_files(text, tuple(request.files))
         self.words = request.input  # the user's own text, without the attached files listed after it
@@ -195,7 +197,8 @@ class _Attempt:
 
     def _validate(self, asked: tuple[Any, list[Repair]]) -> _Answer:
         data, read_repairs = asked
-        plan, repairs = validate_plan(data, self.tasks, self.context, given=self.given, words=self.words)
+        plan, repairs = validate_plan(data, self.tasks, self.context, given=self.given, words=self.words,
+                                      answer_before=self.answer_before)
         return _Answer(plan, [*read_repairs, *repairs], stated_wants(data))
 
     def _error(self, answer: _Answer) -> str | None:
@@ -203,7 +206,8 @@ class _Attempt:
         rejections = _rejections(answer.repairs)
         if rejections:
             return "; ".join(rejections)
-        left = problems(answer.plan, PlanContext.of(self.tasks, self.context, given=self.given, words=self.words))
+        left = problems(answer.plan, PlanContext.of(self.tasks, self.context, given=self.given, words=self.words,
+                                                      answer_before=self.answer_before))
         if left:  # what the passes could not make runnable (none is expected)
             return "; ".join(left)
         if not answer.plan.tasks and self.given:

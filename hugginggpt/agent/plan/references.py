@@ -110,7 +110,9 @@ def readable_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair
     """A reference to the task itself or to a task the plan does not have, a media argument naming a
     file the request does not name (no URL either), and a text argument that is a whole placeholder
     (``{caption}``, ``$1``, ``<output of task 0>``) read the nearest earlier task making the
-    argument's kind, else (a whole reference or a media file) the request's one file of that kind. A table
+    argument's kind, else (a whole reference or a media file) the request's one file of that kind; a text
+    argument that is such a whole reference, with no earlier task writing a text, reads the text of the
+    conversation's last answer when there is one (a follow-up's "summarize it": the transcript just given). A table
     argument that is no file the request gives reads the one file of the request its text holds among
     other words, else the request's one table file; with neither its task is taken out (a text is no table:
     a passage of the request written as a table cannot run), and a later text argument that is its whole
@@ -131,9 +133,14 @@ def readable_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair
                     return passed[source]
                 return value
             what = ", ".join("its own output" if n == task.id else f"missing task {n}" for n in broken)
-            # what no source replaces is left for runnable_graph to reject, with its reason
-            return walk.reread(task, position, kind, value, broken, f"argument {name!r}: {what}",
+            read = walk.reread(task, position, kind, value, broken, f"argument {name!r}: {what}",
                                ("pointed to", "replaced by"))
+            if read == value and kind == "text" and whole_ref(value) is not None and ctx.answer_before:
+                walk.note(task, f"argument {name!r}: {what}, and no earlier task writes a text: reads the text "
+                                "of the conversation's last answer")
+                return ctx.answer_before
+            # what no source replaces is left for runnable_graph to reject, with its reason
+            return read
         if ctx.request is None:
             return value
         if kind in MEDIA_KINDS:
