@@ -260,6 +260,33 @@ def test_files_in_different_roles_or_all_read_are_left_as_planned():
     assert [t.id for t in plan.tasks] == [0, 1, 2] and not [r for r in repairs if r["pass"] == "listed-files"]
 
 
+def test_a_given_file_named_inside_a_text_is_read_by_the_task_for_that_kind_of_file():
+    from hugginggpt.tools.table import task_table
+
+    known = dict(task_table())
+    request = "make embeddings of these product shots\n\nFiles provided by the user:\n- shots/p1.png\n- shots/p2.png"
+    raw = [{"task": "feature-extraction", "id": 0, "args": {"text": "generate embeddings of shots/p1.png"}},
+           {"task": "feature-extraction", "id": 1, "args": {"text": "embeddings de shots/p2.png"}}]
+    plan, repairs = validate_plan(raw, known, request, words="make embeddings of these product shots")
+    assert [(t.task, t.args) for t in plan.tasks] == [("image-feature-extraction", {"image": "shots/p1.png"}),
+                                                      ("image-feature-extraction", {"image": "shots/p2.png"})]
+    assert [r["pass"] for r in repairs if r["pass"] != "dep"] == ["files-in-text"] * 2
+    # a file some task reads already, two files in one text, a file the request does not give, a task with no
+    # counterpart for that kind of file: as planned
+    kept = [
+        ("a.jpg: caption it, is the caption positive?",
+         [{"task": "image-to-text", "id": 0, "args": {"image": "a.jpg"}},
+          {"task": "text-classification", "id": 1, "args": {"text": "is the caption of a.jpg positive?"}}]),
+        ("a.jpg and b.jpg: embed them", [{"task": "feature-extraction", "id": 0, "args": {"text": "a.jpg and b.jpg"}}]),
+        ("a.jpg: embed it", [{"task": "feature-extraction", "id": 0, "args": {"text": "a photo like c.jpg"}}]),
+        ("a.jpg: sum it up", [{"task": "summarization", "id": 0, "args": {"text": "sum up what a.jpg shows"}}]),
+    ]
+    for request, raw in kept:
+        plan, repairs = validate_plan(raw, known, request)
+        assert [t.task for t in plan.tasks] == [t["task"] for t in raw], raw
+        assert not [r for r in repairs if r["pass"] == "files-in-text"]
+
+
 def test_accepted_shapes_and_empty_plan():
     plan, _ = validate_plan({"tasks": [{"task": "image-to-text", "id": "1", "dep": "-1", "args": {"image": "a"}}]}, TASKS)
     assert plan.tasks[0].id == 1

@@ -25,8 +25,8 @@ from typing import Any, Literal
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
 from hugginggpt.agent.plan.parse import read_plan
-from hugginggpt.agent.plan.preference import (each_listed_file, without_analyses_of_the_message,
-                                              without_repeated_analyses)
+from hugginggpt.agent.plan.preference import (each_listed_file, given_files_named_in_texts,
+                                              without_analyses_of_the_message, without_repeated_analyses)
 from hugginggpt.agent.plan.references import (drawings_on_maps, drawings_on_photos, kind_true_references,
                                               makers_of_what_is_read, media_read_as_text, readable_references)
 from hugginggpt.agent.plan.validity import known_arguments, known_task_names, rebuilt_dep, runnable_graph
@@ -49,6 +49,7 @@ PASSES: tuple[PlanPass, ...] = (
     PlanPass("arguments", "validity", known_arguments),
     PlanPass("references", "validity", readable_references),
     PlanPass("media-text", "validity", media_read_as_text),
+    PlanPass("files-in-text", "preference", given_files_named_in_texts),
     PlanPass("repeats", "preference", without_repeated_analyses),
     PlanPass("own-message", "preference", without_analyses_of_the_message),
     PlanPass("makers", "validity", makers_of_what_is_read),

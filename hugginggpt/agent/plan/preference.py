@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import re
 
-from hugginggpt.agent.plan.context import PlanContext
+from hugginggpt.agent.plan.context import PlanContext, given_files
 from hugginggpt.agent.plan.model import Plan, PlanTask, Repair, replace_refs
-from hugginggpt.tools.resources.mentions import same_file
+from hugginggpt.tools.resources.mentions import media_kind_of, same_file
 
 
 def without_repeated_analyses(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
@@ -128,3 +128,38 @@ def each_listed_file(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
                                                            f"{sorted(moved.values())}"})
         plan = plan.model_copy(update={"tasks": tasks})
     return plan, repairs
+
+
+def given_files_named_in_texts(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
+    """A file the user gives with this request that no task reads, written inside the text a task is given
+    ("generate embeddings of shots/p1.png" as feature-extraction's text), is what that task is to work on
+    when the task table says which task does its job on that kind of file (``on_media``: feature-extraction
+    on an image is image-feature-extraction): that task reads the file instead, its other arguments kept
+    where it has them. Only the file's name and kind are read, never the words around it; a text the request
+    holds as written (a passage the user quotes), a file some task already reads, a text naming several given
+    files and a task without such a counterpart stay as they are."""
+    repairs: list[Repair] = []
+    tasks = list(plan.tasks)
+    for position, step in enumerate(tasks):
+        spec = ctx.known[step.task]
+        if not spec.on_media:
+            continue
+        for name, value in step.args.items():
+            arg = spec.find_arg(name)
+            if arg is None or arg.value_kind != "text" or not isinstance(value, str) or value.strip() in (ctx.request or ""):
+                continue  # words the user wrote (a quoted passage naming a file) are what to work on
+            named = list(dict.fromkeys(f for f in given_files(value) if ctx.gives(f)))
+            # the whole text a file: the media-text pass's case
+            kind = media_kind_of(named[0]) if len(named) == 1 and value.strip(" '\"") != named[0] else None
+            sibling = ctx.known.get(str(spec.on_media.get(kind))) if kind else None
+            media = next((a for a in sibling.args if a.kind == kind), None) if sibling else None
+            if media is None or any(_reads_file(other, named[0]) for other in tasks if other.id != step.id):
+                continue
+            args = {media.name: named[0], **{k: v for k, v in step.args.items() if k != name and sibling.find_arg(k)}}
+            tasks[position] = step.model_copy(update={"task": sibling.name, "args": args})
+            repairs.append({"task_id": step.id, "reason": f"{step.task} was given a text naming {named[0]!r}, which "
+                                                          f"the user gives and no task reads: {sibling.name} reads it"})
+            break
+    if not repairs:
+        return plan, repairs
+    return plan.model_copy(update={"tasks": tasks}), repairs
