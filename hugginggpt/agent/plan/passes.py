@@ -108,5 +108,6 @@ def validate_plan(raw: Any, known: Mapping[str, TaskSpec], request: str | None =
     have reads what it gives).
     """
     plan, repairs = read_plan(raw, max_tasks)
-    plan, more = run_passes(plan, PlanContext.of(known, request, max_tasks, given, words, answer_before), without=without)
+    ctx = PlanContext.of(known, request, max_tasks, given, words, answer_before)
+    plan, more = run_passes(plan, ctx, without=without)
     return plan, [*repairs, *more]

@@ -146,7 +146,9 @@ def given_files_named_in_texts(plan: Plan, ctx: PlanContext) -> tuple[Plan, list
             continue
         for name, value in step.args.items():
             arg = spec.find_arg(name)
-            if arg is None or arg.value_kind != "text" or not isinstance(value, str) or value.strip() in (ctx.request or ""):
+            if arg is None or arg.value_kind != "text" or not isinstance(value, str):
+                continue
+            if value.strip() in (ctx.request or ""):
                 continue  # words the user wrote (a quoted passage naming a file) are what to work on
             named = list(dict.fromkeys(f for f in given_files(value) if ctx.gives(f)))
             # the whole text a file: the media-text pass's case
