@@ -210,9 +210,9 @@ def media_as_text(task: PlanTask, ctx: PlanContext) -> MediaText | None:
         kind = media_kind_of(value)
         if kind is None or (any(a.kind == kind for a in spec.args) and not spec.draws_on_map):
             continue
-        sibling = spec.on_media.get(kind)
-        if sibling in ctx.known and any(a.kind == kind for a in ctx.known[sibling].args):
-            return MediaText(arg.name, value, kind, sibling, None)
+        sibling = media_sibling(spec, kind, ctx.known)
+        if sibling is not None:
+            return MediaText(arg.name, value, kind, sibling.name, None)
         if any(k in spec.outputs for k in ("image", "video")) and not spec.draws_on_map:
             continue
         reader = next((n for n, other in ctx.known.items() if kind in other.text_of
@@ -220,6 +220,14 @@ def media_as_text(task: PlanTask, ctx: PlanContext) -> MediaText | None:
         if reader is not None:
             return MediaText(arg.name, value, kind, None, reader)
     return None
+
+
+def media_sibling(spec: TaskSpec, kind: str, known: Mapping[str, TaskSpec]) -> TaskSpec | None:
+    """The offered task that does ``spec``'s job on a file of ``kind`` (``on_media`` in the task table:
+    feature-extraction's image one is image-feature-extraction) and takes such a file; None when none is."""
+    name = spec.on_media.get(kind)
+    sibling = known.get(name) if name else None
+    return sibling if sibling is not None and any(a.kind == kind for a in sibling.args) else None
 
 
 def readable_media(value: str, ctx: PlanContext) -> bool:

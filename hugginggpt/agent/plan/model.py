@@ -101,6 +101,14 @@ def media_read(reader: PlanTask, source: int, known: dict[str, TaskSpec]) -> str
     return None
 
 
+def done_on_file(task: PlanTask, arg: str, file: str, target: TaskSpec, kind: str) -> PlanTask:
+    """``task`` done by ``target`` on ``file``: ``target``'s argument of ``kind`` reads the file in place of
+    ``task``'s argument ``arg``; its other arguments are kept where ``target`` has them."""
+    into = next(a.name for a in target.args if a.kind == kind)
+    args = {into: file, **{k: v for k, v in task.args.items() if k != arg and target.find_arg(k)}}
+    return task.model_copy(update={"task": target.name, "args": args})
+
+
 def replace_refs(value: Any, mapping: dict[int, int]) -> Any:
     """``value`` with each ``<resource>-N`` whose N is in ``mapping`` pointing at ``mapping[N]`` instead."""
     if isinstance(value, str):

@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 import re
 
+from hugginggpt.agent.plan.check import media_sibling
 from hugginggpt.agent.plan.context import PlanContext, given_files
-from hugginggpt.agent.plan.model import Plan, PlanTask, Repair, replace_refs
+from hugginggpt.agent.plan.model import Plan, PlanTask, Repair, done_on_file, replace_refs
 from hugginggpt.tools.resources.mentions import media_kind_of, same_file
 
 
@@ -151,14 +152,14 @@ def given_files_named_in_texts(plan: Plan, ctx: PlanContext) -> tuple[Plan, list
             if value.strip() in (ctx.request or ""):
                 continue  # words the user wrote (a quoted passage naming a file) are what to work on
             named = list(dict.fromkeys(f for f in given_files(value) if ctx.gives(f)))
-            # the whole text a file: the media-text pass's case
-            kind = media_kind_of(named[0]) if len(named) == 1 and value.strip(" '\"") != named[0] else None
-            sibling = ctx.known.get(str(spec.on_media.get(kind))) if kind else None
-            media = next((a for a in sibling.args if a.kind == kind), None) if sibling else None
-            if media is None or any(_reads_file(other, named[0]) for other in tasks if other.id != step.id):
+            # one given file among other words (a text that is wholly a file is the media-text pass's case)
+            if len(named) != 1 or value.strip(" '\"") == named[0]:
                 continue
-            args = {media.name: named[0], **{k: v for k, v in step.args.items() if k != name and sibling.find_arg(k)}}
-            tasks[position] = step.model_copy(update={"task": sibling.name, "args": args})
+            kind = media_kind_of(named[0])
+            sibling = media_sibling(spec, kind, ctx.known) if kind else None
+            if sibling is None or kind is None or any(_reads_file(o, named[0]) for o in tasks if o.id != step.id):
+                continue
+            tasks[position] = done_on_file(step, name, named[0], sibling, kind)
             repairs.append({"task_id": step.id, "reason": f"{step.task} was given a text naming {named[0]!r}, which "
                                                           f"the user gives and no task reads: {sibling.name} reads it"})
             break

@@ -17,7 +17,8 @@ from typing import Any
 from hugginggpt.agent.plan.check import (is_placeholder, map_misread, media_as_text, photo_drawing, readable_media,
                                          unreadable_table)
 from hugginggpt.agent.plan.context import PlanContext
-from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, Repair, media_read, replace_refs, whole_ref
+from hugginggpt.agent.plan.model import (CANONICAL_REF, Plan, PlanTask, Repair, done_on_file, media_read,
+                                         replace_refs, whole_ref)
 from hugginggpt.agent.plan.validity import rejected
 from hugginggpt.tools.resources.mentions import last_part, looks_like_path, media_kind_of
 from hugginggpt.tools.table import MEDIA_KINDS, ArgSpec, TaskSpec
@@ -282,9 +283,7 @@ def media_read_as_text(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]
             return tasks, position, (f"{task.task} was given the file {found.file!r} as its {found.arg}: it reads "
                                      f"the file's text, {how}")
         target = ctx.known[str(found.sibling)]
-        into = next(a.name for a in target.args if a.kind == found.kind)
-        args = {into: found.file, **{k: v for k, v in task.args.items() if k != found.arg and target.find_arg(k)}}
-        tasks[position] = task.model_copy(update={"task": target.name, "args": args})
+        tasks[position] = done_on_file(task, found.arg, found.file, target, found.kind)
         return tasks, position, (f"{task.task} was given the file {found.file!r} as its {found.arg}: {target.name} "
                                  f"does its job on a {found.kind}")
 
