@@ -37,14 +37,15 @@ def selection_max_tokens(tasks: int) -> int:
     return SELECTION_BASE_TOKENS + SELECTION_TOKENS_PER_TASK * max(tasks, 1)
 
 
-def _fields(llm: Any) -> dict[str, Any]:
+def declared_fields(llm: Any) -> dict[str, Any]:
+    """The fields ``llm``'s class declares (a pydantic chat model's settings); empty for other objects."""
     fields = getattr(type(llm), "model_fields", None)
     return fields if isinstance(fields, dict) else {}
 
 
 def token_limit(llm: Any) -> int | None:
     """The most answer tokens one call of ``llm`` may write (its ``max_tokens``), None when unbounded."""
-    value = getattr(llm, "max_tokens", None) if "max_tokens" in _fields(llm) else None
+    value = getattr(llm, "max_tokens", None) if "max_tokens" in declared_fields(llm) else None
     return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
 
 
@@ -52,7 +53,7 @@ def bounded(llm: Any, max_tokens: int) -> Any:
     """``llm`` answering at most ``max_tokens`` tokens per call; see the module docstring."""
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be at least 1, got {max_tokens}")
-    if "max_tokens" not in _fields(llm):
+    if "max_tokens" not in declared_fields(llm):
         return llm
     own = token_limit(llm)
     if own is not None and own <= max_tokens:

@@ -62,6 +62,26 @@ class ScriptedChatModel(FakeMessagesListChatModel):
         return self | RunnableLambda(parse)
 
 
+class SamplingChatModel(ScriptedChatModel):
+    """A scripted model with a temperature and a seed, like a provider's: it answers from ``by_draw``
+    for its (temperature, seed) when that holds an answer, else from the script, and records the
+    (temperature, seed) of every call in ``draws`` (shared by its copies)."""
+
+    temperature: float = 0.2
+    seed: int = 0
+    by_draw: dict[tuple[float, int], list[str]] = Field(default_factory=dict)
+    draws: list[tuple[float, int]] = Field(default_factory=list)
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        self.draws.append((self.temperature, self.seed))
+        answers = self.by_draw.get((self.temperature, self.seed))
+        if answers:
+            self.prompts.append(list(messages))
+            usage = {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
+            return ChatResult(generations=[ChatGeneration(message=AIMessage(answers.pop(0), usage_metadata=usage))])
+        return super()._generate(messages, stop, run_manager, **kwargs)
+
+
 class ReplayModel(FakeMessagesListChatModel):
     """Replays scripted AI messages once, in order, and remembers what it was sent; asking past the
     script fails the test (the parent class would cycle back to the first answer)."""

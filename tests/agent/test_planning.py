@@ -326,6 +326,58 @@ async def test_a_re_ask_the_llm_fails_to_answer_leaves_the_first_answer_with_a_n
         await plan_with(script("no plan here"), tasks, "Caption cat.png")
 
 
+async def test_the_second_ask_draws_afresh_from_a_model_that_samples(tasks):
+    """A controller with a temperature and a seed is asked the first prompt again, at a higher temperature
+    with the next seed (the same weights; ``llm/sampling.redrawn``): shown its failed answer and the error, a
+    small model mostly gives up. Its first setting is left as it was for the next request."""
+    from hugginggpt.llm.sampling import REDRAW_TEMPERATURE
+
+    from .conftest import SamplingChatModel
+
+    bad = json.dumps([CAPTION[0], {"task": "paint-a-picture", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}}])
+    good = json.dumps([CAPTION[0], {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}}])
+    llm = SamplingChatModel(responses=[AIMessage(bad), AIMessage(bad)], by_draw={(REDRAW_TEMPERATURE, 1): [good]})
+    result = await plan_with(llm, tasks, "Caption cat.png and read the caption aloud")
+    assert llm.draws == [(0.2, 0), (REDRAW_TEMPERATURE, 1)]
+    assert [t.task for t in result.plan.tasks] == ["image-to-text", "text-to-speech"]
+    reason = result.repairs[0]["reason"]
+    assert reason.startswith("re-asked after: rejected: unknown task 'paint-a-picture'") and "drawn afresh" in reason
+    assert [m.content for m in llm.prompts[1]] == [m.content for m in llm.prompts[0]]  # the first prompt again
+    assert (llm.temperature, llm.seed) == (0.2, 0)
+    # the next request's first ask is the controller as configured again
+    await plan_with(llm, tasks, "Caption cat.png")
+    assert llm.draws[2] == (0.2, 0)
+
+
+async def test_a_hosted_controller_is_asked_again_with_its_sampling_raised(tasks):
+    """Over HTTP, as a user configures an OpenAI-compatible controller: the second planning call is the
+    first's messages again, with temperature 0.8 and seed 1 in its body."""
+    from hugginggpt.llm import load_llm
+    from tests.openai_server import OpenAIServer
+
+    bad = [{"step": "caption", "task": "image-to-text", "id": 0, "args": {"image": "cat.png"}},
+           {"step": "paint", "task": "paint-a-picture", "id": 1, "args": {"text": "<resource>-0"}}]
+    with OpenAIServer(plans={"Caption cat.png": bad}) as server:
+        llm = load_llm("openai:stand-in", base_url=server.url, api_key="unused", temperature=0.2)
+        result = await plan_with(llm, tasks, "Caption cat.png")
+    first, second = [r for r in server.requests if r.get("response_format")]
+    assert (first.get("temperature"), first.get("seed")) == (0.2, None)
+    assert (second["temperature"], second["seed"]) == (0.8, 1) and second["messages"] == first["messages"]
+    assert [t.task for t in result.plan.tasks] == ["image-to-text"]
+    assert any("drawn afresh" in r["reason"] for r in result.repairs)
+
+
+def test_a_redraw_never_cools_a_model_and_needs_a_temperature():
+    from hugginggpt.llm.sampling import REDRAW_TEMPERATURE, redrawn
+
+    from .conftest import SamplingChatModel
+
+    hot = SamplingChatModel(responses=[], temperature=1.2, seed=7)
+    assert (redrawn(hot).temperature, redrawn(hot).seed) == (1.2, 8)
+    assert redrawn(SamplingChatModel(responses=[])).temperature == REDRAW_TEMPERATURE
+    assert redrawn(script("x")) is None  # nothing to set: a second draw would be the first again
+
+
 async def test_a_file_left_unread_is_re_asked_and_only_an_answer_that_reads_it_is_used(tasks):
     files = ["/data/cat.png", "/data/dog.png"]  # attached: not a list the user wrote (no listed-files pass)
     first = [{"task": "image-to-text", "id": 0, "args": {"image": "/data/cat.png"}}]

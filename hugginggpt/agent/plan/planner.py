@@ -10,10 +10,13 @@ media argument holds one of the request's files or an earlier task's ``<resource
 reads only what the request gives (``tools/schemas.plan_json_schema``). The answer names what the user wants
 back (``outputs.py``) before its tasks. The plan goes through the passes (``passes.py``); a plan with a
 rejected task, an empty plan for a request that gives files, or a plan that leaves a given file unread is
-re-asked once, with the reason. A re-ask's answer replaces the first unless it loses more tasks to
-rejections, has no task where the first kept some, or leaves what it was asked to mend (a file still unread)
-while the first lost no task; a re-ask the LLM fails to answer (an ``LLMError``, such as a prompt longer
-than its context) leaves the first answer, with a note. A plan that makes none of a kind the answer says
+re-asked once: a controller that samples (a temperature to set) is asked the same prompt again, drawn afresh
+at a higher temperature with the next seed (``llm/sampling.py``); any other model is shown its answer and the
+reason. (Shown the reason, Qwen2.5-Coder-1.5B mostly gives up with an empty plan, whatever its temperature;
+drawn afresh it writes another plan: docs/results/dev-ab "Session 23".) The second answer replaces the
+first unless it loses more tasks to rejections, has no task where the first kept some, or leaves what it
+was asked to mend (a file still unread) while the first lost no task; a re-ask the LLM fails to answer
+(an ``LLMError``, such as a prompt longer than its context) leaves the first answer, with a note. A plan that makes none of a kind the answer says
 the user wants is kept, with a note in its repairs (the model's statement of what is wanted is less
 reliable than its plan: re-asking on it lost plans; docs/results/dev-ab "Session 15").
 """
@@ -42,6 +45,7 @@ from hugginggpt.agent.request import AgentRequest, trim_history
 from hugginggpt.agent.trace import Trace, UsageCounter
 from hugginggpt.errors import LLMError, PlanError
 from hugginggpt.llm.content import content_text, cut_off, finish_reason
+from hugginggpt.llm.sampling import redrawn
 from hugginggpt.llm.structured import ConstrainedCache, Structured, exact_schemas
 from hugginggpt.llm.token_limits import bounded, token_limit
 from hugginggpt.prompts import render_prompt
@@ -100,6 +104,7 @@ class Planner:
         self.demonstrations = demonstrations
         self.history_tokens = history_tokens
         self._constrained = constrained
+        self._again: tuple[BaseChatModel, ConstrainedCache | None] | None = None
 
     @property
     def constrained(self) -> ConstrainedCache:
@@ -107,6 +112,15 @@ class Planner:
         if self._constrained is None or not self._constrained.serves(self.llm, self.structured):
             self._constrained = ConstrainedCache(self.llm, self.structured)
         return self._constrained
+
+    @property
+    def again(self) -> ConstrainedCache | None:
+        """The controller drawing afresh (``llm/sampling.redrawn``: a higher temperature, the next seed),
+        constrained to each plan schema, for the second ask; None when the model has no temperature to set."""
+        if self._again is None or self._again[0] is not self.llm:
+            model = redrawn(self.llm)
+            self._again = (self.llm, ConstrainedCache(model, self.structured) if model is not None else None)
+        return self._again[1]
 
     @property
     def wants(self) -> bool:
@@ -166,16 +180,30 @@ class _Attempt:
         self.inputs = (request_inputs(self.context, tuple(request.files))
                        if self.tasks and exact_schemas(llm) else None)
         wants = planner.wants
-        self.constrained = (planner.constrained.get(lambda: plan_schema(self.tasks, self.inputs, wants=wants),
-                                                    plan_schema_key(self.tasks, self.inputs, wants=wants),
-                                                    max_tokens=self.max_tokens) if self.tasks else None)
+        self.schema = (lambda: plan_schema(self.tasks, self.inputs, wants=wants),
+                       plan_schema_key(self.tasks, self.inputs, wants=wants))
+        self.constrained = (planner.constrained.get(*self.schema, max_tokens=self.max_tokens)
+                            if self.tasks else None)
         self.raw_outputs: list[str] = []
 
-    async def _ask(self, messages: list[BaseMessage], config: RunnableConfig, stage: str) -> tuple[Any, list[Repair]]:
-        """One LLM call: the parsed plan data and what reading it changed (a task that the token limit
-        cut off is dropped); raises PlanError with the reason when there is no plan in the answer."""
+    def _drawn_again(self) -> Any | None:
+        """The model for the second ask: the controller drawing afresh, held to the same schema as the first
+        ask when that one was; None when the controller cannot draw afresh."""
+        again = self.planner.again
+        if again is None:
+            return None
+        if self.constrained is not None:
+            return again.get(*self.schema, max_tokens=self.max_tokens)
+        return bounded(again.llm, self.max_tokens)
+
+    async def _ask(self, messages: list[BaseMessage], config: RunnableConfig, stage: str,
+                   model: Any | None = None) -> tuple[Any, list[Repair]]:
+        """One LLM call (of ``model``, else the controller as planned for this request): the parsed plan data
+        and what reading it changed (a task that the token limit cut off is dropped); raises PlanError with
+        the reason when there is no plan in the answer."""
         llm = self.planner.llm
-        model = self.constrained if self.constrained is not None else bounded(llm, self.max_tokens)
+        if model is None:
+            model = self.constrained if self.constrained is not None else bounded(llm, self.max_tokens)
         reply = await acall_llm(stage, model.ainvoke(messages, config), [m.model_dump() for m in messages],
                                 trace=self.trace, max_tokens=token_limit(bounded(llm, self.max_tokens)))
         message, parsed = reply.message, reply.parsed
@@ -238,9 +266,14 @@ class _Attempt:
             error = str(exc)
         if error is None and best is not None:
             return best
-        reask = [*messages, AIMessage(self.raw_outputs[-1]), HumanMessage(render_prompt("planning_reask", error=error))]
+        again = self._drawn_again()
+        if again is not None:  # the same prompt drawn afresh: shown its error, a small model gives up ([])
+            asked, stage, how = messages, "planning-redraw", " (asked again, drawn afresh)"
+        else:
+            asked = [*messages, AIMessage(self.raw_outputs[-1]), HumanMessage(render_prompt("planning_reask", error=error))]
+            stage, how = "planning-reask", ""
         try:
-            second = self._validate(await self._ask(reask, config, "planning-reask"))
+            second = self._validate(await self._ask(asked, config, stage, again))
         except PlanError as exc:
             if best is None:
                 raise PlanError(f"planning failed twice: {error}; then: {exc}") from None
@@ -249,14 +282,14 @@ class _Attempt:
             if best is None:
                 raise
             best.repairs = [*best.repairs, {"task_id": None, "pass": "planner", "reason": (
-                f"re-asked after: {error}; the re-ask failed, so the first answer is used ({exc})")}]
+                f"re-asked after: {error}{how}; the re-ask failed, so the first answer is used ({exc})")}]
             return best
         why_not = None if best is None else _why_first_stays(second, best, mended=self._error(second) is None)
         if why_not is None:
-            second.repairs = [{"task_id": None, "reason": f"re-asked after: {error}", "pass": "planner"}, *second.repairs]
+            second.repairs = [{"task_id": None, "reason": f"re-asked after: {error}{how}", "pass": "planner"}, *second.repairs]
             return second
         best.repairs = [*best.repairs, {"task_id": None, "pass": "planner", "reason": (
-            f"re-asked after: {error}; the second answer was not used ({why_not})")}]
+            f"re-asked after: {error}{how}; the second answer was not used ({why_not})")}]
         return best
 
     def _noted(self, answer: _Answer) -> _Answer:

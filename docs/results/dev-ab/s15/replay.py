@@ -22,10 +22,10 @@ if not os.environ.get('REASK_LIVE'):
 state = {}
 _orig_ask = P._Attempt._ask
 LIVE = os.environ.get('REASK_LIVE')
-async def _ask(self, messages, config, stage):
+async def _ask(self, messages, config, stage, model=None):
     if LIVE and stage != 'planning':
         state['live'] = state.get('live', 0) + 1
-        return await _orig_ask(self, messages, config, stage)
+        return await _orig_ask(self, messages, config, stage, model)
     raws = state['raws']
     i = len(self.raw_outputs)
     if i >= len(raws):
