@@ -2,7 +2,14 @@
 the LLM, so a change to which answers are re-asked or kept is measured exactly, without LLM calls.
 Run from the repository root: python docs/results/dev-ab/s15/replay.py IN.json OUT.json
 VARIANT=nowants+nonempty (variants.py) applies a rule to the planner as it was before session 15;
-REASK_LIVE=1 keeps the recorded first answers and asks the GGUF model for every re-ask (a changed re-ask prompt)."""
+REASK_LIVE=1 keeps the recorded first answers and asks the GGUF model for every re-ask (a changed re-ask prompt).
+WANTS_RESAMPLE=T: a kept plan that makes none of a kind its answer says is wanted is asked again (the same prompt,
+temperature T, another seed) and replaced by the new answer when that one delivers what it says and needs no re-ask.
+RESAMPLE_NOTE=1 (with RESAMPLE=T): the first prompt with the error added to the request, sampled afresh.
+RESAMPLE_KEEP_ERROR=1 (with RESAMPLE=T): the re-ask message as it is, sampled at temperature T with another seed.
+RESAMPLE=T (with REASK_LIVE=1): the planner's re-ask replaced by the first prompt again, sampled at temperature T
+with seed 1 (the error not shown; the planner does this itself since session 23).
+WANTS_RESAMPLE, RESAMPLE_NOTE and RESAMPLE_KEEP_ERROR are session 23's variants of it that were not kept."""
 import asyncio, json, os, sys, tempfile
 sys.path.insert(0, '.'); sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchmarks import planning_quality as pq
@@ -25,6 +32,23 @@ LIVE = os.environ.get('REASK_LIVE')
 async def _ask(self, messages, config, stage, model=None):
     if LIVE and stage != 'planning':
         state['live'] = state.get('live', 0) + 1
+        if stage == 'planning-resample' or os.environ.get('RESAMPLE'):
+            state['resample'] = True
+            if stage == 'planning-resample':
+                try:
+                    return await _orig_ask(self, messages, config, stage, model)
+                finally:
+                    state['resample'] = False
+            if os.environ.get('RESAMPLE_NOTE'):  # the request again, the error said after it (no failed answer shown)
+                from langchain_core.messages import HumanMessage
+                error = messages[-1].content.split('\n')[0].removeprefix('Your plan could not be used: ')
+                asked = [*messages[:-3], HumanMessage(messages[-3].content + '\n\n(A plan for this request could not be used: ' + error + ')')]
+            else:
+                asked = messages if os.environ.get('RESAMPLE_KEEP_ERROR') else messages[:-2]
+            try:  # RESAMPLE_KEEP_ERROR: the re-ask's own messages (the error shown), sampled afresh
+                return await _orig_ask(self, asked, config, stage)
+            finally:
+                state['resample'] = False
         return await _orig_ask(self, messages, config, stage, model)
     raws = state['raws']
     i = len(self.raw_outputs)
@@ -38,6 +62,31 @@ P._Attempt._ask = _ask
 import os
 if os.environ.get('VARIANT'):
     import variants; variants.apply(P, os.environ['VARIANT'])
+if os.environ.get('WANTS_RESAMPLE'):
+    os.environ.setdefault('TEMP', os.environ['WANTS_RESAMPLE'])
+    _orig_run = P._Attempt.run
+    async def _run(self, messages, config):
+        ans = await self._choose(messages, config)
+        if ans.plan.tasks and ans.wants and P.undelivered(ans.plan, ans.wants, self.tasks):
+            try:
+                second = self._validate(await self._ask(messages, config, 'planning-resample'))
+            except P.PlanError:
+                second = None
+            if (second is not None and second.plan.tasks and self._error(second) is None
+                    and not P.undelivered(second.plan, second.wants or [], self.tasks)):
+                second.repairs = [{'task_id': None, 'pass': 'planner', 'reason': 'resampled: the first plan made none of a wanted kind'}, *second.repairs]
+                ans = second
+        return self._noted(ans)
+    P._Attempt.run = _run
+if os.environ.get('RESAMPLE') or os.environ.get('WANTS_RESAMPLE'):
+    from hugginggpt.llm import llamacpp as _lc
+    _orig_params = _lc.LlamaCppChatModel._params
+    def _params(self, stop, kwargs):
+        p = _orig_params(self, stop, kwargs)
+        if state.get('resample'):
+            p['temperature'] = float(os.environ.get('RESAMPLE') or os.environ['TEMP']); p['seed'] = 1
+        return p
+    _lc.LlamaCppChatModel._params = _params
 if os.environ.get('REASK_LIVE'):
     from hugginggpt.llm import load_llm
     llm = load_llm('gguf:' + pq.gguf_path('qwen2.5-coder-1.5b'), temperature=0.2, n_threads=2, n_ctx=8192)
