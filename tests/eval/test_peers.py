@@ -147,11 +147,12 @@ async def test_a_timed_out_peer_stops_before_the_next_request_starts(name, tmp_p
             "smolagents-tools": lambda i: AIMessage("", tool_calls=[_call("text_to_speech", f"c{i}", text=f"hi {i}")])}
     llm = Slow(responses=[step[name](i) for i in range(peers.MAX_STEPS)])
     agent = build_agent(name, llm, "plan", tmp_path, tasks=TASKS)
-    outcome = await run_request(agent, "Say hello forever.", "plan", timeout=0.5)
+    # a timeout of a few calls: long enough for the first call to finish on a loaded 2-core machine
+    outcome = await run_request(agent, "Say hello forever.", "plan", timeout=1.2)
 
     assert outcome["error"].startswith("timeout")
     calls = llm.i
-    assert 1 <= calls <= 3  # the call in progress at the timeout finishes; no further call is made
+    assert 1 <= calls <= 5  # the call in progress at the timeout finishes; no further call is made
     await asyncio.sleep(4 * llm.delay)
     assert llm.i == calls  # nothing of the run goes on after it was recorded
 
