@@ -206,6 +206,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--n-ctx", type=int, default=8192,
                         help="the context of the GGUF model (default: the embedded controller's, 8192)")
     parser.add_argument("--temperature", type=float, default=0.2)
+    parser.add_argument("--seed", type=int, default=0, help="the controller's sampling seed (another draw of the same run)")
     parser.add_argument("--structured", choices=["auto", "on", "off"], default="auto",
                         help="plan under the plan's JSON-schema grammar (on), in free text (off), or as the agent decides")
     parser.add_argument("--demos", type=int, default=None, help="few-shot demonstrations per request (default: the agent's)")
@@ -213,11 +214,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.quick:
         args.split, args.per_type, args.types, args.limit = "dev", 1, "single", 1
     args.model_file = gguf_path(args.model or ("smollm2-135m" if args.quick else "qwen2.5-coder-1.5b"))
-    llm = load_llm("gguf:" + args.model_file, temperature=args.temperature, n_threads=args.threads, n_ctx=args.n_ctx)
+    llm = load_llm("gguf:" + args.model_file, temperature=args.temperature, n_threads=args.threads, n_ctx=args.n_ctx,
+                   seed=args.seed)
     out = Path(args.out) if args.out else result_path(f"planning_quality-{args.label}", args.quick)
     started = time.perf_counter()
     header = {"model": Path(args.model_file).name, "set": args.set, "split": args.split, "requests_file": args.requests,
-              **({"quick": True} if args.quick else {})}
+              **({"quick": True} if args.quick else {}), **({"seed": args.seed} if args.seed else {})}
 
     if args.set == "taskbench":
         dataset = load_taskbench(args.data or TASKBENCH)
