@@ -8,7 +8,8 @@ temperature T, another seed) and replaced by the new answer when that one delive
 RESAMPLE_NOTE=1 (with RESAMPLE=T): the first prompt with the error added to the request, sampled afresh.
 RESAMPLE_KEEP_ERROR=1 (with RESAMPLE=T): the re-ask message as it is, sampled at temperature T with another seed.
 RESAMPLE=T (with REASK_LIVE=1): the planner's re-ask replaced by the first prompt again, sampled at temperature T
-with seed 1 (the error not shown; the planner does this itself since session 23).
+with seed 1 (the error not shown; the planner does this itself since session 23, whose second ask,
+'planning-redraw', the switch leaves as it is).
 WANTS_RESAMPLE, RESAMPLE_NOTE and RESAMPLE_KEEP_ERROR are session 23's variants of it that were not kept."""
 import asyncio, json, os, sys, tempfile
 sys.path.insert(0, '.'); sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -32,7 +33,7 @@ LIVE = os.environ.get('REASK_LIVE')
 async def _ask(self, messages, config, stage, model=None):
     if LIVE and stage != 'planning':
         state['live'] = state.get('live', 0) + 1
-        if stage == 'planning-resample' or os.environ.get('RESAMPLE'):
+        if stage == 'planning-resample' or (os.environ.get('RESAMPLE') and stage == 'planning-reask'):
             state['resample'] = True
             if stage == 'planning-resample':
                 try:
