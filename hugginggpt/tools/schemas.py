@@ -10,13 +10,15 @@ JSON-schema-to-grammar converter supports (``type``, ``enum``, ``properties``, `
 
 from __future__ import annotations
 
+import json
+from collections.abc import Collection, Iterable
 from functools import cache
-from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
-from hugginggpt.tools.table import ArgSpec, TaskSpec
+from hugginggpt.llm.json_grammar import ITEM_STATES
+from hugginggpt.tools.table import MEDIA_KINDS, ArgSpec, TaskSpec
 
 MEDIA_HINT = "A local file path, an http(s) URL, or <resource>-N for the output of task N."
 #: The longest text (or path) argument a tool accepts, and the longest request an agent accepts: bounds
@@ -191,15 +193,18 @@ def input_value_schema(values: Iterable[str], references: bool) -> dict[str, Any
     return options[0] if len(options) == 1 else {"anyOf": options}
 
 
-def step_input_schema(spec: TaskSpec, inputs: dict[str, tuple[str, ...]], references: bool) -> dict[str, Any] | None:
-    """The step schema of ``spec`` whose media arguments read only ``inputs`` of their kind (and earlier
-    results when ``references``); None when a required media argument could read nothing."""
+def step_input_schema(spec: TaskSpec, inputs: dict[str, tuple[str, ...]],
+                      references: bool | Collection[str]) -> dict[str, Any] | None:
+    """The step schema of ``spec`` whose media arguments read only ``inputs`` of their kind, and earlier
+    results (``<resource>-N``) of the kinds in ``references`` (True: of every kind, False: none); None when a
+    required media argument could read nothing."""
     args = args_json_schema(spec)
     properties = dict(args["properties"])
     for arg in spec.args:
         if not arg.is_media:
             continue
-        value = input_value_schema(inputs.get(arg.kind, ()), references)
+        readable = references if isinstance(references, bool) else arg.kind in references
+        value = input_value_schema(inputs.get(arg.kind, ()), readable)
         if value is None:
             if arg.required:
                 return None
@@ -208,6 +213,46 @@ def step_input_schema(spec: TaskSpec, inputs: dict[str, tuple[str, ...]], refere
             properties[arg.name] = value
     return step_schema(spec.name, {**args, "properties": properties,
                                    "required": [n for n in args["required"] if n in properties]})
+
+
+def made_media(spec: TaskSpec) -> frozenset[str]:
+    """The media kinds (image, audio, video) a task's output holds: what a later task can read from it."""
+    return frozenset(kind for kind in spec.outputs if kind in MEDIA_KINDS)
+
+
+def kind_states(specs: list[TaskSpec], inputs: dict[str, tuple[str, ...]]) -> dict[str, Any]:
+    """The plan's steps as a finite state machine (``llm/json_grammar.ITEM_STATES``): a state is the set of
+    media kinds that earlier tasks make; in it, a step is a task whose media arguments read the request's
+    files of their kind (``inputs``) or an earlier result of a kind made so far, and the next step is chosen
+    in the state grown by what that task makes. The first step reads only the request's files. So a plan
+    decoded under it never reads an image, audio or video that neither the request nor an earlier task
+    gives, at any step."""
+    steps: list[dict[str, Any]] = []
+    index: dict[str, int] = {}
+    states: dict[str, list[list[Any]]] = {}
+
+    def name(made: frozenset[str]) -> str:
+        return "+".join(sorted(made)) or "none"
+
+    todo, seen = [frozenset()], {frozenset()}
+    while todo:
+        made = todo.pop(0)
+        options = []
+        for spec in specs:
+            schema = step_input_schema(spec, inputs, made)
+            if schema is None:
+                continue
+            key = json.dumps(schema, sort_keys=True)
+            if key not in index:
+                index[key] = len(steps)
+                steps.append(schema)
+            after = made | made_media(spec)
+            options.append([index[key], name(after)])
+            if after not in seen:
+                seen.add(after)
+                todo.append(after)
+        states[name(made)] = options
+    return {"start": name(frozenset()), "items": steps, "states": states}
 
 
 def plan_json_schema(specs: Iterable[TaskSpec] | None = None,
@@ -220,7 +265,9 @@ def plan_json_schema(specs: Iterable[TaskSpec] | None = None,
     With ``inputs`` (the files and URLs of the request by kind: ``agent/plan/context.request_inputs``), a
     media argument holds one of them or a ``<resource>-N``, and the first step, which has no earlier
     result to read, is one of the tasks whose media arguments the request's own files can fill
-    (``prefixItems``, then ``items``): a plan cannot read a file the request does not give.
+    (``prefixItems``, then ``items``): a plan cannot read a file the request does not give. A grammar of
+    the schema holds every step tighter (``kind_states``, under ``ITEM_STATES``): a media argument reads an
+    earlier result only of a kind an earlier task makes.
     """
     if specs is None:
         from hugginggpt.tools.table import task_table
@@ -231,7 +278,8 @@ def plan_json_schema(specs: Iterable[TaskSpec] | None = None,
         return plan_steps_schema([step_json_schema(spec) for spec in specs])
     first = [step for step in (step_input_schema(spec, inputs, False) for spec in specs) if step is not None]
     later = [step for step in (step_input_schema(spec, inputs, True) for spec in specs) if step is not None]
-    return {"type": "array", "prefixItems": [{"anyOf": first}], "items": {"anyOf": later}}
+    return {"type": "array", "prefixItems": [{"anyOf": first}], "items": {"anyOf": later},
+            ITEM_STATES: kind_states(specs, inputs)}
 
 
 def plan_steps_schema(steps: list[dict[str, Any]]) -> dict[str, Any]:

@@ -6,6 +6,8 @@
 - Every gold plan of our real-request set (``benchmarks/data/real_requests.jsonl``) can run as written
   and comes back unchanged, with all tasks offered.
 - Random runnable plans (hypothesis) come back unchanged, whatever language the request is in.
+- Every one of those gold plans can be written under the grammar the embedded model decodes the plan with
+  (the schema made for its request: ``tools/schemas.kind_states``): no correct plan is out of reach.
 """
 
 from __future__ import annotations
@@ -14,15 +16,18 @@ import json
 import re
 from pathlib import Path
 
+import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hugginggpt.agent.plan import validate_plan
 from hugginggpt.agent.plan.check import problems
-from hugginggpt.agent.plan.context import PlanContext, given_files
-from hugginggpt.agent.plan.parse import read_plan
+from hugginggpt.agent.plan.context import PlanContext, given_files, request_inputs
+from hugginggpt.agent.plan.parse import plan_schema, read_plan, written_plan
+from hugginggpt.agent.plan.prompt import request_context
 from hugginggpt.agent.request import AgentRequest
+from hugginggpt.llm.json_grammar import ITEM_STATES
 from hugginggpt.tools.table import task_table
 from tests.shared import shared_path
 
@@ -72,6 +77,59 @@ def test_every_runnable_taskbench_gold_graph_comes_back_unchanged(taskbench):
         if _core(validated.as_list()) != _core(plan):
             changed[sample_id] = [r["reason"] for r in repairs]
     assert changed == {}
+
+
+def _in_order(plan: list[dict]) -> list[dict]:
+    """The plan with each task after the tasks it reads, numbered again in that order, as the planner is asked
+    to write it (TaskBench's gold graphs number their nodes in any order)."""
+    def reads(step: dict) -> set[int]:
+        return {int(n) for n in re.findall(r"<resource>-(\d+)", json.dumps(step["args"]))}
+
+    ordered: list[dict] = []
+    while len(ordered) < len(plan):
+        done = {step["id"] for step in ordered}
+        ordered.append(next(s for s in plan if s["id"] not in done and reads(s) <= done))
+    number = {step["id"]: i for i, step in enumerate(ordered)}
+    text = json.dumps([{**step, "id": number[step["id"]]} for step in ordered])
+    return json.loads(re.sub(r"<resource>-(\d+)", lambda m: f"<resource>-{number[int(m.group(1))]}", text))
+
+
+def _writable(plan: list[dict], known: dict, context: str, files: tuple[str, ...] = ()) -> bool:
+    """Whether the plan, written in order as the planner writes it, follows the states of its request's plan
+    schema."""
+    flow = plan_schema(known, request_inputs(context, files))["properties"]["tasks"][ITEM_STATES]
+    state = flow["start"]
+    for element in written_plan([{"step": "do it", **step} for step in _in_order(plan)]):
+        after = [nxt for index, nxt in flow["states"][state]
+                 if jsonschema.Draft202012Validator(flow["items"][index]).is_valid(element)]
+        if not after:
+            return False
+        state = after[0]
+    return True
+
+
+def test_every_runnable_taskbench_gold_graph_can_be_written_under_the_grammar_of_its_request(taskbench):
+    _, known, clean = taskbench
+    runnable = {i: (s, p) for i, (s, p) in clean.items() if _runnable(p, known, s.request)}
+    assert len(runnable) >= 360
+    assert [i for i, (sample, plan) in runnable.items() if not _writable(plan, known, sample.request)] == []
+
+
+def test_every_real_request_gold_plan_can_be_written_under_the_grammar_of_its_request():
+    out_of_reach = []
+    for row in _real_requests():
+        history = [(turn["role"], turn["content"]) for turn in row.get("history") or []]
+        files = tuple(row.get("files") or [])
+        context = request_context(row["request"], list(files), _messages(history))
+        if not _writable(row["plan"], ALL_TASKS, context, files):
+            out_of_reach.append(row["id"])
+    assert out_of_reach == []
+
+
+def _messages(history: list[tuple[str, str]]) -> list:
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    return [HumanMessage(text) if role in ("human", "user") else AIMessage(text) for role, text in history]
 
 
 def test_gold_graphs_that_cannot_run_keep_their_tasks_unless_one_is_rejected(taskbench):
@@ -194,3 +252,4 @@ def test_random_runnable_plans_come_back_unchanged(case):
     validated, repairs = validate_plan(plan, ALL_TASKS, request)
     assert _core(validated.as_list()) == _core(plan), [r["reason"] for r in repairs]
     assert all(not r["reason"].startswith("rejected") for r in repairs)
+    assert _writable(plan, ALL_TASKS, request)

@@ -6,6 +6,7 @@ and the answer's ``wants`` is delivered."""
 
 from __future__ import annotations
 
+import jsonschema
 import pytest
 
 from hugginggpt.agent.plan import validate_plan
@@ -13,6 +14,7 @@ from hugginggpt.agent.plan.check import problems
 from hugginggpt.agent.plan.context import PlanContext, input_kinds, request_inputs
 from hugginggpt.agent.plan.outputs import delivered_kinds, stated_wants, undelivered
 from hugginggpt.agent.plan.parse import plan_schema, read_plan
+from hugginggpt.llm.json_grammar import ITEM_STATES
 from hugginggpt.tools import task_table
 
 from .conftest import ScriptedChatModel, plan_with, script
@@ -74,6 +76,49 @@ def test_a_media_argument_holds_one_of_the_request_s_files_or_an_earlier_result(
     later = schema["properties"]["tasks"]["items"]["anyOf"]
     caption = next(b for b in later if b["properties"]["task"]["enum"] == ["image-to-text"])
     assert {"type": "string", "enum": ["beach.jpg", "dog.png"]} in caption["properties"]["args"]["properties"]["image"]["anyOf"]
+
+
+def follows(schema, steps) -> bool:
+    """Whether ``steps`` (tasks as the planner writes them) can be written, one after the other, under the
+    states that the plan schema's grammar follows (``ITEM_STATES``)."""
+    flow = schema["properties"]["tasks"][ITEM_STATES]
+    state = flow["start"]
+    for element in steps:
+        after = [nxt for index, nxt in flow["states"][state]
+                 if jsonschema.Draft202012Validator(flow["items"][index]).is_valid(element)]
+        if not after:
+            return False
+        state = after[0]
+    return True
+
+
+def written(task, id, step="do it", **args):
+    return {"step": step, "task": task, "id": id, "args": args}
+
+
+def test_no_step_reads_an_image_audio_or_video_that_neither_the_request_nor_an_earlier_task_gives():
+    # "generate a video titled ... and dub it": the dubbing cannot be written as a transcription of the video
+    schema = plan_schema(TASKS, request_inputs("generate a video with the title 'An astronaut is walking' and dub it"))
+    video = written("text-to-video", 0, text="An astronaut is walking")
+    assert not follows(schema, [video, written("automatic-speech-recognition", 1, audio="<resource>-0")])
+    assert not follows(schema, [video, written("audio-to-audio", 1, audio="<resource>-0")])
+    assert follows(schema, [video, written("text-to-speech", 1, text="An astronaut is walking")])
+    assert follows(schema, [video, written("text-to-speech", 1, text="<resource>-0")])  # texts are not held
+    # once a task makes audio, a later task may read it; an image is still read from nowhere
+    speech = written("text-to-speech", 0, text="hello")
+    assert follows(schema, [speech, written("automatic-speech-recognition", 1, audio="<resource>-0")])
+    assert not follows(schema, [speech, written("image-to-text", 1, image="<resource>-0")])
+
+
+def test_a_given_file_is_read_at_any_step_and_an_earlier_result_only_of_a_kind_made_so_far():
+    schema = plan_schema(TASKS, request_inputs("Écoute pitch.wav : que dit-il, et quand parle-t-il ?"))
+    transcript = written("automatic-speech-recognition", 0, audio="pitch.wav")
+    assert follows(schema, [transcript, written("voice-activity-detection", 1, audio="pitch.wav")])
+    assert not follows(schema, [transcript, written("voice-activity-detection", 1, audio="<resource>-0")])
+    cleaned = written("audio-to-audio", 0, audio="pitch.wav")
+    assert follows(schema, [cleaned, written("automatic-speech-recognition", 1, audio="<resource>-0"),
+                            written("voice-activity-detection", 2, audio="<resource>-0")])
+    assert not follows(schema, [written("voice-activity-detection", 0, audio="other.wav")])
 
 
 async def test_the_schema_follows_the_model():

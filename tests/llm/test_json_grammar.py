@@ -101,3 +101,77 @@ def test_a_schema_without_the_pair_gets_llama_cpp_python_s_own_grammar():
         assert json_grammar.schema_grammar(schema) == llama_grammar.json_schema_to_gbnf(json.dumps(schema))
     assert json_grammar.schema_grammar(PREFIX_THEN_ITEMS) != llama_grammar.json_schema_to_gbnf(
         json.dumps(PREFIX_THEN_ITEMS))
+
+
+# ----- an array whose elements follow states (``ITEM_STATES``), checked by llama.cpp's own grammar engine
+
+#: Words then numbers: a word may follow a word, and after the first number only numbers come; "stop" ends it.
+STATES = {"type": "array", "maxItems": 3, json_grammar.ITEM_STATES: {
+    "start": "words",
+    "items": [{"type": "string", "enum": ["a", "b"]}, {"type": "integer"}, {"type": "string", "enum": ["stop"]}],
+    "states": {"words": [[0, "words"], [1, "numbers"], [2, "end"]], "numbers": [[1, "numbers"], [2, "end"]],
+               "end": []}}}
+
+
+@pytest.fixture(scope="module")
+def vocab():
+    """A real tokenizer (SmolLM2-135M's vocabulary only: no weights are loaded)."""
+    from llama_cpp import Llama
+
+    from tests.shared import gguf_or_skip
+
+    return Llama(model_path=gguf_or_skip("smollm2-135m"), vocab_only=True, verbose=False)
+
+
+def accepts(llama, grammar: str, text: str) -> bool:
+    """Whether llama.cpp's grammar engine lets ``text`` be written, token by token, and then end."""
+    import ctypes
+    import math
+
+    import llama_cpp
+
+    sampler = llama_cpp.llama_sampler_init_grammar(llama._model.vocab, grammar.encode(), b"root")
+    one = (llama_cpp.llama_token_data * 1)()
+    try:
+        for token in [*llama.tokenize(text.encode(), add_bos=False, special=False), llama.token_eos()]:
+            one[0].id, one[0].logit, one[0].p = token, 0.0, 0.0
+            candidates = llama_cpp.llama_token_data_array(data=one, size=1, selected=-1, sorted=False)
+            llama_cpp.llama_sampler_apply(sampler, ctypes.byref(candidates))
+            if math.isinf(one[0].logit):
+                return False
+            if token != llama.token_eos():
+                llama_cpp.llama_sampler_accept(sampler, token)
+        return True
+    finally:
+        llama_cpp.llama_sampler_free(sampler)
+
+
+@pytest.mark.parametrize("text, allowed", [
+    ("[]", True), ('["a", "b", 3]', True), ("[1, 2]", True), ('["a", "stop"]', True),
+    ('[1, "a"]', False),  # a word after a number
+    ('["stop", "a"]', False), ('["stop", 1]', False),  # nothing after "stop"
+    ('["a", "a", "a", "a"]', False),  # at most three
+    ('["c"]', False),
+])
+def test_array_elements_follow_their_states(vocab, text, allowed):
+    assert json_grammar.needs_own_grammar(STATES)
+    assert accepts(vocab, json_grammar.schema_grammar(STATES), text) is allowed
+
+
+def test_a_plan_grammar_follows_what_earlier_tasks_make(vocab):
+    """The planner's schema for "make a video and dub it" (no file given): a transcription of the video cannot
+    be written, speech of a text can, and a transcription once speech was made."""
+    from hugginggpt.agent.plan.context import request_inputs
+    from hugginggpt.agent.plan.parse import plan_schema
+
+    tasks = {name: task_table()[name] for name in ("text-to-video", "text-to-speech", "automatic-speech-recognition")}
+    grammar = json_grammar.schema_grammar(plan_schema(tasks, request_inputs("make a video of a comet and dub it")))
+
+    def plan(*steps):
+        return json.dumps({"tasks": [{"step": "s", "task": t, "id": i, "args": a} for i, (t, a) in enumerate(steps)]})
+
+    video = ("text-to-video", {"text": "a comet"})
+    assert accepts(vocab, grammar, plan(video, ("text-to-speech", {"text": "a comet"})))
+    assert not accepts(vocab, grammar, plan(video, ("automatic-speech-recognition", {"audio": "<resource>-0"})))
+    assert accepts(vocab, grammar, plan(("text-to-speech", {"text": "hi"}),
+                                        ("automatic-speech-recognition", {"audio": "<resource>-0"})))

@@ -6,8 +6,9 @@ LLMs) and called per request: ``await planner.plan(request, config=..., trace=..
 The prompt (``prompt.py``) is answered under the plan's JSON schema when the model supports structured
 output (``parse.py``, ``llm/structured.py``); otherwise the text is read leniently. With a model that decodes
 under a grammar of the whole schema (the embedded llama.cpp model), the schema is made for the request: a
-media argument holds one of the request's files or an earlier task's ``<resource>-N``, and the first task
-reads only what the request gives (``tools/schemas.plan_json_schema``). The answer names what the user wants
+media argument holds one of the request's files or an earlier task's ``<resource>-N`` of a kind an earlier
+task makes, and the first task reads only what the request gives (``tools/schemas.plan_json_schema``,
+``kind_states``). The answer names what the user wants
 back (``outputs.py``) before its tasks. The plan goes through the passes (``passes.py``); a plan with a
 rejected task, an empty plan for a request that gives files, or a plan that leaves a given file unread is
 re-asked once: a controller that samples (a temperature to set) is asked the same prompt again, drawn afresh
