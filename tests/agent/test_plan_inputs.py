@@ -135,6 +135,9 @@ async def test_the_schema_follows_the_model():
                                                   structured=True).responses), structured=True)
     await plan_with(embedded, tasks, "draw a cat")
     assert first_tasks(embedded.schemas[0]) == {"text-to-image"}
+    # the grammar's states: only the embedded model's schema carries them (a hosted provider would refuse them)
+    assert ITEM_STATES in embedded.schemas[0]["properties"]["tasks"]
+    assert ITEM_STATES not in hosted.schemas[0]["properties"]["tasks"]
 
 
 # ----- validity: an input that exists nowhere
