@@ -244,3 +244,21 @@ async def plan_with(llm, tasks, text, *, files=None, structured="auto", trace=No
 
     request = AgentRequest.parse({"input": text, "files": list(files or []), "chat_history": history or []})
     return await Planner(llm, tasks, structured=structured).plan(request, trace=trace)
+
+
+def follows(schema: dict[str, Any], steps: list[dict[str, Any]]) -> bool:
+    """Whether ``steps`` (tasks as the planner writes them) can be written, one after the other, under the
+    states that the plan schema's grammar follows (``llm/json_grammar.ITEM_STATES``)."""
+    import jsonschema
+
+    from hugginggpt.llm.json_grammar import ITEM_STATES
+
+    flow = schema["properties"]["tasks"][ITEM_STATES]
+    state = flow["start"]
+    for element in steps:
+        after = [nxt for index, nxt in flow["states"][state]
+                 if jsonschema.Draft202012Validator(flow["items"][index]).is_valid(element)]
+        if not after:
+            return False
+        state = after[0]
+    return True

@@ -16,7 +16,6 @@ import json
 import re
 from pathlib import Path
 
-import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -27,9 +26,10 @@ from hugginggpt.agent.plan.context import PlanContext, given_files, request_inpu
 from hugginggpt.agent.plan.parse import plan_schema, read_plan, written_plan
 from hugginggpt.agent.plan.prompt import request_context
 from hugginggpt.agent.request import AgentRequest
-from hugginggpt.llm.json_grammar import ITEM_STATES
 from hugginggpt.tools.table import task_table
 from tests.shared import shared_path
+
+from .conftest import follows
 
 DATA = Path(__file__).resolve().parents[2] / "benchmarks" / "data"
 TABLE = task_table()
@@ -97,15 +97,8 @@ def _in_order(plan: list[dict]) -> list[dict]:
 def _writable(plan: list[dict], known: dict, context: str, files: tuple[str, ...] = ()) -> bool:
     """Whether the plan, written in order as the planner writes it, follows the states of its request's plan
     schema."""
-    flow = plan_schema(known, request_inputs(context, files))["properties"]["tasks"][ITEM_STATES]
-    state = flow["start"]
-    for element in written_plan([{"step": "do it", **step} for step in _in_order(plan)]):
-        after = [nxt for index, nxt in flow["states"][state]
-                 if jsonschema.Draft202012Validator(flow["items"][index]).is_valid(element)]
-        if not after:
-            return False
-        state = after[0]
-    return True
+    schema = plan_schema(known, request_inputs(context, files))
+    return follows(schema, written_plan([{"step": "do it", **step} for step in _in_order(plan)]))
 
 
 def test_every_runnable_taskbench_gold_graph_can_be_written_under_the_grammar_of_its_request(taskbench):

@@ -6,7 +6,6 @@ and the answer's ``wants`` is delivered."""
 
 from __future__ import annotations
 
-import jsonschema
 import pytest
 
 from hugginggpt.agent.plan import validate_plan
@@ -17,7 +16,7 @@ from hugginggpt.agent.plan.parse import plan_schema, read_plan
 from hugginggpt.llm.json_grammar import ITEM_STATES
 from hugginggpt.tools import task_table
 
-from .conftest import ScriptedChatModel, plan_with, script
+from .conftest import ScriptedChatModel, follows, plan_with, script
 
 TASKS = dict(task_table())
 
@@ -76,20 +75,6 @@ def test_a_media_argument_holds_one_of_the_request_s_files_or_an_earlier_result(
     later = schema["properties"]["tasks"]["items"]["anyOf"]
     caption = next(b for b in later if b["properties"]["task"]["enum"] == ["image-to-text"])
     assert {"type": "string", "enum": ["beach.jpg", "dog.png"]} in caption["properties"]["args"]["properties"]["image"]["anyOf"]
-
-
-def follows(schema, steps) -> bool:
-    """Whether ``steps`` (tasks as the planner writes them) can be written, one after the other, under the
-    states that the plan schema's grammar follows (``ITEM_STATES``)."""
-    flow = schema["properties"]["tasks"][ITEM_STATES]
-    state = flow["start"]
-    for element in steps:
-        after = [nxt for index, nxt in flow["states"][state]
-                 if jsonschema.Draft202012Validator(flow["items"][index]).is_valid(element)]
-        if not after:
-            return False
-        state = after[0]
-    return True
 
 
 def written(task, id, step="do it", **args):
