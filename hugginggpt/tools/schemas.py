@@ -215,11 +215,6 @@ def step_input_schema(spec: TaskSpec, inputs: dict[str, tuple[str, ...]],
                                    "required": [n for n in args["required"] if n in properties]})
 
 
-def made_media(spec: TaskSpec) -> frozenset[str]:
-    """The media kinds (image, audio, video) a task's output holds: what a later task can read from it."""
-    return frozenset(kind for kind in spec.outputs if kind in MEDIA_KINDS)
-
-
 def kind_states(specs: list[TaskSpec], inputs: dict[str, tuple[str, ...]]) -> dict[str, Any]:
     """The plan's steps as a finite state machine (``llm/json_grammar.ITEM_STATES``): a state is the set of
     media kinds that earlier tasks make; in it, a step is a task whose media arguments read the request's
@@ -246,7 +241,7 @@ def kind_states(specs: list[TaskSpec], inputs: dict[str, tuple[str, ...]]) -> di
             if key not in index:
                 index[key] = len(steps)
                 steps.append(schema)
-            after = made | made_media(spec)
+            after = made | {kind for kind in MEDIA_KINDS if spec.produces(kind)}
             options.append([index[key], name(after)])
             if after not in seen:
                 seen.add(after)

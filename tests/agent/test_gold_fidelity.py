@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from hugginggpt.agent.plan import validate_plan
 from hugginggpt.agent.plan.check import problems
 from hugginggpt.agent.plan.context import PlanContext, given_files, request_inputs
+from hugginggpt.agent.plan.model import refs_in, replace_refs
 from hugginggpt.agent.plan.parse import plan_schema, read_plan, written_plan
 from hugginggpt.agent.plan.prompt import request_context
 from hugginggpt.agent.request import AgentRequest
@@ -82,16 +83,12 @@ def test_every_runnable_taskbench_gold_graph_comes_back_unchanged(taskbench):
 def _in_order(plan: list[dict]) -> list[dict]:
     """The plan with each task after the tasks it reads, numbered again in that order, as the planner is asked
     to write it (TaskBench's gold graphs number their nodes in any order)."""
-    def reads(step: dict) -> set[int]:
-        return {int(n) for n in re.findall(r"<resource>-(\d+)", json.dumps(step["args"]))}
-
     ordered: list[dict] = []
     while len(ordered) < len(plan):
         done = {step["id"] for step in ordered}
-        ordered.append(next(s for s in plan if s["id"] not in done and reads(s) <= done))
+        ordered.append(next(s for s in plan if s["id"] not in done and refs_in(s["args"]) <= done))
     number = {step["id"]: i for i, step in enumerate(ordered)}
-    text = json.dumps([{**step, "id": number[step["id"]]} for step in ordered])
-    return json.loads(re.sub(r"<resource>-(\d+)", lambda m: f"<resource>-{number[int(m.group(1))]}", text))
+    return [{**step, "id": number[step["id"]], "args": replace_refs(step["args"], number)} for step in ordered]
 
 
 def _writable(plan: list[dict], known: dict, context: str, files: tuple[str, ...] = ()) -> bool:
@@ -111,18 +108,12 @@ def test_every_runnable_taskbench_gold_graph_can_be_written_under_the_grammar_of
 def test_every_real_request_gold_plan_can_be_written_under_the_grammar_of_its_request():
     out_of_reach = []
     for row in _real_requests():
-        history = [(turn["role"], turn["content"]) for turn in row.get("history") or []]
-        files = tuple(row.get("files") or [])
-        context = request_context(row["request"], list(files), _messages(history))
-        if not _writable(row["plan"], ALL_TASKS, context, files):
+        request = AgentRequest.parse({"input": row["request"], "files": row.get("files") or [],
+                                      "chat_history": row.get("history") or []})
+        context = request_context(request.input, request.files, request.chat_history)
+        if not _writable(row["plan"], ALL_TASKS, context, tuple(request.files)):
             out_of_reach.append(row["id"])
     assert out_of_reach == []
-
-
-def _messages(history: list[tuple[str, str]]) -> list:
-    from langchain_core.messages import AIMessage, HumanMessage
-
-    return [HumanMessage(text) if role in ("human", "user") else AIMessage(text) for role, text in history]
 
 
 def test_gold_graphs_that_cannot_run_keep_their_tasks_unless_one_is_rejected(taskbench):

@@ -77,8 +77,9 @@ def test_a_media_argument_holds_one_of_the_request_s_files_or_an_earlier_result(
     assert {"type": "string", "enum": ["beach.jpg", "dog.png"]} in caption["properties"]["args"]["properties"]["image"]["anyOf"]
 
 
-def written(task, id, step="do it", **args):
-    return {"step": step, "task": task, "id": id, "args": args}
+def written(task, id, **args):
+    """A step as the planner writes it (``step`` first)."""
+    return {"step": "do it", **step(task, id, **args)}
 
 
 def test_no_step_reads_an_image_audio_or_video_that_neither_the_request_nor_an_earlier_task_gives():
