@@ -1,5 +1,9 @@
-"""Which requests see different demonstrations under the working tree's pool than under git HEAD's."""
-import json, subprocess, sys
+"""Which requests see different planning messages under the working tree's demonstrations than under git
+HEAD's (run from the repository root: python docs/results/dev-ab/s25/affected.py OUT.json)."""
+import json
+import subprocess
+import sys
+
 sys.path.insert(0, '.')
 import hugginggpt.prompts as P
 import hugginggpt.agent.plan.demonstrations as D
@@ -21,10 +25,7 @@ def msgs(pool, *a, **k):
         return [m.content for m in planning_messages(*a, **k)]
     finally:
         P._read = orig
-
-def hist(h):
-    from langchain_core.messages import HumanMessage, AIMessage
-    return [(HumanMessage if m['role'] == 'user' else AIMessage)(m['content']) for m in h] if h else None
+        P._read.cache_clear(); D.default_selector.cache_clear()
 
 all_tasks = task_table()
 out = {}
