@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hugginggpt.agent.plan import validate_plan
-from hugginggpt.agent.plan.check import problems
+from hugginggpt.agent.plan.check import problems, repeated_steps
 from hugginggpt.agent.plan.context import PlanContext, given_files, request_inputs
 from hugginggpt.agent.plan.model import refs_in, replace_refs
 from hugginggpt.agent.plan.parse import plan_schema, read_plan, written_plan
@@ -77,6 +77,15 @@ def test_every_runnable_taskbench_gold_graph_comes_back_unchanged(taskbench):
         if _core(validated.as_list()) != _core(plan):
             changed[sample_id] = [r["reason"] for r in repairs]
     assert changed == {}
+
+
+def test_no_gold_plan_does_the_work_of_one_step_twice(taskbench):
+    """The planner asks again for a plan with two steps doing the same work: no correct plan has them."""
+    _, _, clean = taskbench
+    plans = {i: plan for i, (_, plan) in clean.items()} | {row["id"]: row["plan"] for row in _real_requests()}
+    assert len(plans) >= 500
+    repeated = {i: repeated_steps(read_plan(plan)[0]) for i, plan in plans.items()}
+    assert {i: pairs for i, pairs in repeated.items() if pairs} == {}
 
 
 def _in_order(plan: list[dict]) -> list[dict]:

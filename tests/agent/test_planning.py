@@ -392,3 +392,20 @@ async def test_a_file_left_unread_is_re_asked_and_only_an_answer_that_reads_it_i
     result = await plan_with(script(first, still), tasks, "Caption these pictures", files=files)
     assert [(t.task, t.args) for t in result.plan.tasks] == [("image-to-text", {"image": "/data/cat.png"})]
     assert result.repairs[-1]["reason"].endswith("the second answer was not used (it does not mend what the re-ask named)")
+
+
+async def test_a_step_written_twice_is_re_asked_and_the_answer_that_mends_it_is_used(tasks):
+    caption = {"task": "image-to-text", "id": 0, "args": {"image": "cat.png"}}
+    speak = {"task": "text-to-speech", "args": {"text": "<resource>-0"}}
+    twice = [caption, {**speak, "id": 1}, {**speak, "id": 2}]
+    llm = script(twice, CAPTION)
+    result = await plan_with(llm, tasks, "Caption cat.png and read it aloud")
+    assert "task 2 (text-to-speech) does what task 1 does, on the same arguments" in llm.prompts[1][-1].content
+    assert [t.task for t in result.plan.tasks] == ["image-to-text", "text-to-speech"]
+    assert result.repairs[0]["reason"].startswith("re-asked after: task 2 (text-to-speech) does what task 1 does")
+
+    # asked again, the model writes the step twice again: the first answer stays, with a note
+    llm = script(twice, twice)
+    result = await plan_with(llm, tasks, "Caption cat.png and read it aloud")
+    assert len(llm.prompts) == 2 and len(result.plan.tasks) == 3
+    assert result.repairs[-1]["reason"].endswith("the second answer was not used (it does not mend what the re-ask named)")

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from hugginggpt.agent.plan.context import PlanContext
-from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, whole_ref
+from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, whole_ref, work_key
 from hugginggpt.tools.resources.mentions import last_part, looks_like_path, media_kind_of
 from hugginggpt.tools.table import MEDIA_KINDS, ArgSpec, TaskSpec
 
@@ -131,6 +131,18 @@ def unread_files(plan: Plan, files: list[str]) -> list[str]:
                     values.add(item.strip().strip("'\""))
     names = {last_part(v) for v in values}
     return [f for f in files if f not in values and last_part(f) not in names]
+
+
+def repeated_steps(plan: Plan) -> list[tuple[PlanTask, PlanTask]]:
+    """Each step that does exactly what an earlier step does (the same task on the same arguments, ``work_key``),
+    with that earlier step."""
+    first: dict[tuple[str, str], PlanTask] = {}
+    pairs = []
+    for step in plan.tasks:
+        earlier = first.setdefault(work_key(step.task, step.args), step)
+        if earlier is not step:
+            pairs.append((earlier, step))
+    return pairs
 
 
 def map_misread(task: PlanTask, by_id: dict[int, PlanTask], ctx: PlanContext) -> str | None:

@@ -8,6 +8,7 @@ Reading an LLM's answer into a plan is ``parse.py``'s job; making it runnable, `
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection
 from typing import Any
 
@@ -107,6 +108,12 @@ def done_on_file(task: PlanTask, arg: str, file: str, target: TaskSpec, kind: st
     into = next(a.name for a in target.args if a.kind == kind)
     args = {into: file, **{k: v for k, v in task.args.items() if k != arg and target.find_arg(k)}}
     return task.model_copy(update={"task": target.name, "args": args})
+
+
+def work_key(task: str, args: Any) -> tuple[str, str]:
+    """What a step computes, as a key: its task and its arguments written canonically. Two steps with one key
+    do the same work."""
+    return task, json.dumps(args, sort_keys=True, ensure_ascii=False, default=str)
 
 
 def replace_refs(value: Any, mapping: dict[int, int]) -> Any:

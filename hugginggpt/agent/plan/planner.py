@@ -10,16 +10,19 @@ media argument holds one of the request's files or an earlier task's ``<resource
 task makes, and the first task reads only what the request gives (``tools/schemas.plan_json_schema``,
 ``kind_states``). The answer names what the user wants
 back (``outputs.py``) before its tasks. The plan goes through the passes (``passes.py``); a plan with a
-rejected task, an empty plan for a request that gives files, or a plan that leaves a given file unread is
-re-asked once: a controller that samples (a temperature to set) is asked the same prompt again, drawn afresh
-at a higher temperature with the next seed (``llm/sampling.py``); any other model is shown its answer and the
+rejected task, an empty plan for a request that gives files, a plan that leaves a given file unread, or one
+with two steps doing the same work (the same task on the same arguments, after the passes: a task written
+twice where the request asks for two different things; no correct plan has such a pair) is re-asked once:
+a controller that samples (a temperature to set) is asked the same prompt again, drawn afresh at a higher
+temperature with the next seed (``llm/sampling.py``); any other model is shown its answer and the
 reason. (Shown the reason, Qwen2.5-Coder-1.5B mostly gives up with an empty plan, whatever its temperature;
 drawn afresh it writes another plan: docs/results/dev-ab "Session 23".) The second answer replaces the
 first unless it loses more tasks to rejections, has no task where the first kept some, or leaves what it
-was asked to mend (a file still unread) while the first lost no task; a re-ask the LLM fails to answer
-(an ``LLMError``, such as a prompt longer than its context) leaves the first answer, with a note. A plan that makes none of a kind the answer says
-the user wants is kept, with a note in its repairs (the model's statement of what is wanted is less
-reliable than its plan: re-asking on it lost plans; docs/results/dev-ab "Session 15").
+was asked to mend (a file still unread, a step still written twice) while the first lost no task; a re-ask
+the LLM fails to answer (an ``LLMError``, such as a prompt longer than its context) leaves the first
+answer, with a note. A plan that makes none of a kind the answer says the user wants is kept, with a
+note in its repairs (the model's statement of what is wanted is less reliable than its plan: re-asking on
+it lost plans; docs/results/dev-ab "Session 15").
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
 
 from hugginggpt.agent.llm_call import acall_llm
-from hugginggpt.agent.plan.check import problems, unread_files
+from hugginggpt.agent.plan.check import problems, repeated_steps, unread_files
 from hugginggpt.agent.plan.context import PlanContext, given_files, request_inputs
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
@@ -247,6 +250,12 @@ class _Attempt:
         if unread and answer.plan.tasks:
             return (f"the request gives {', '.join(repr(f) for f in unread[:5])}, which no task reads: each file "
                     "the user gives is read by the task that works on it (one task per file when each needs it)")
+        repeated = repeated_steps(answer.plan)
+        if repeated:
+            earlier, step = repeated[0]
+            return (f"task {step.id} ({step.task}) does what task {earlier.id} does, on the same arguments: each step "
+                    "does its own part of the request, and a step that works on an earlier result reads it as "
+                    "<resource>-N")
         return None
 
     async def run(self, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
@@ -306,7 +315,7 @@ class _Attempt:
 def _why_first_stays(second: _Answer, first: _Answer, *, mended: bool) -> str | None:
     """Why the first answer is kept rather than the re-ask's, None when the re-ask's is used: it has no task
     and the first kept some; more of its tasks were rejected; or the first lost no task (it was re-asked for
-    a file it left unread) and the second is not ``mended`` (it has a problem the re-ask would name)."""
+    a file it left unread, or a step written twice) and the second is not ``mended`` (it has a problem the re-ask would name)."""
     if not second.plan.tasks and first.plan.tasks:
         return "it has no task"
     if len(_rejections(second.repairs)) > len(_rejections(first.repairs)):

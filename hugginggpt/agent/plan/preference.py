@@ -6,12 +6,11 @@ never the request's words.
 
 from __future__ import annotations
 
-import json
 import re
 
 from hugginggpt.agent.plan.check import media_sibling
 from hugginggpt.agent.plan.context import PlanContext, given_files
-from hugginggpt.agent.plan.model import Plan, PlanTask, Repair, done_on_file, replace_refs
+from hugginggpt.agent.plan.model import Plan, PlanTask, Repair, done_on_file, replace_refs, work_key
 from hugginggpt.tools.resources.mentions import media_kind_of, same_file
 
 
@@ -25,7 +24,7 @@ def without_repeated_analyses(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[
     repairs: list[Repair] = []
     kept: list[PlanTask] = []
     for step in plan.tasks:
-        key = (step.task, json.dumps(replace_refs(step.args, moved), sort_keys=True, ensure_ascii=False, default=str))
+        key = work_key(step.task, replace_refs(step.args, moved))
         first = first_of.get(key)
         if first is None or "data" not in ctx.known[step.task].outputs:
             first_of.setdefault(key, step)
