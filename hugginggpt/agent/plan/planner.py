@@ -315,7 +315,8 @@ class _Attempt:
 def _why_first_stays(second: _Answer, first: _Answer, *, mended: bool) -> str | None:
     """Why the first answer is kept rather than the re-ask's, None when the re-ask's is used: it has no task
     and the first kept some; more of its tasks were rejected; or the first lost no task (it was re-asked for
-    a file it left unread, or a step written twice) and the second is not ``mended`` (it has a problem the re-ask would name)."""
+    a file it left unread, or a step written twice) and the second is not ``mended`` (it has a problem the
+    re-ask would name)."""
     if not second.plan.tasks and first.plan.tasks:
         return "it has no task"
     if len(_rejections(second.repairs)) > len(_rejections(first.repairs)):

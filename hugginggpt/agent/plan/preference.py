@@ -18,7 +18,8 @@ def without_repeated_analyses(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[
     """A step that repeats an earlier step exactly (the same task on the same arguments) is taken out
     when its task analyses rather than makes (it returns ``data``: a classifier, a detector, a
     similarity): it would compute the same result again. The tasks that read it read the earlier
-    step. Two identical makers (two pictures of one text) stay."""
+    step. Two identical makers (two pictures of one text) stay here; the planner asks once more for a plan
+    that still has such a pair (``check.repeated_steps``)."""
     first_of: dict[tuple[str, str], PlanTask] = {}
     moved: dict[int, int] = {}
     repairs: list[Repair] = []
