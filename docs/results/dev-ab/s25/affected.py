@@ -2,7 +2,11 @@
 HEAD's (run from the repository root: python docs/results/dev-ab/s25/affected.py OUT.json)."""
 import json
 import subprocess
+import os
 import sys
+
+if len(sys.argv) != 2 or os.path.exists(sys.argv[1]):
+    sys.exit('usage: affected.py OUT.json (a new file: an existing one, such as a result file, is never overwritten)')
 
 sys.path.insert(0, '.')
 import hugginggpt.prompts as P
