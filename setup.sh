@@ -16,6 +16,7 @@ PY="${PYTHON:-python3}"
 # (-march=native) without Intel AMX: on a virtual machine whose CPU lists AMX, llama.cpp's AMX matrix
 # kernels stop the process with an illegal instruction (tileloadd) when a Q4_0/Q4_1/Q8_0 model reads a
 # prompt (seen with SmolLM2-135M Q4_1 on an Intel Xeon under Firecracker).
+OWN_CMAKE_ARGS="${CMAKE_ARGS:-}"
 DEFAULT_CMAKE_ARGS="-DLLAVA_BUILD=OFF"
 if [ "$(uname -m)" = x86_64 ]; then
   NO_AMX="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
@@ -25,6 +26,18 @@ export CMAKE_ARGS="${CMAKE_ARGS:-$DEFAULT_CMAKE_ARGS}"
 
 # constraints.txt pins the LangChain / Hugging Face set that resolves without minutes of backtracking.
 "$PY" -m pip install ${PIP_ARGS:-} -c constraints.txt -e ".[all,dev]"
+
+# pip keeps a llama-cpp-python that is already installed, or reuses a wheel it cached, even when that
+# build predates the flags above: ask the installed build whether it carries AMX kernels and, if so,
+# compile it again (same version, no cache) with this script's CMAKE_ARGS. A CMAKE_ARGS of your own is
+# left as you gave it.
+if [ -z "$OWN_CMAKE_ARGS" ] && [ "$(uname -m)" = x86_64 ] && "$PY" -c '
+import re, sys, llama_cpp
+sys.exit(0 if re.search(rb"AMX\w* = 1", llama_cpp.llama_print_system_info()) else 1)'; then
+  LLAMA_VERSION="$("$PY" -c 'import llama_cpp; print(llama_cpp.__version__)')"
+  echo "llama-cpp-python $LLAMA_VERSION was built with AMX kernels: compiling it again without them"
+  "$PY" -m pip install ${PIP_ARGS:-} --no-cache-dir --force-reinstall --no-deps "llama-cpp-python==$LLAMA_VERSION"
+fi
 
 "$PY" -c "import hugginggpt, llama_cpp, transformers, langchain_core; print('hugginggpt setup ok')"
 
