@@ -287,6 +287,43 @@ def test_a_given_file_named_inside_a_text_is_read_by_the_task_for_that_kind_of_f
         assert not [r for r in repairs if r["pass"] == "files-in-text"]
 
 
+@pytest.mark.parametrize("request_text, text", [
+    ("same pose as the girl in ref_pose.jpg, but the content should be whatever is shown in scene.jpg",
+     "a picture with the same content as scene.jpg"),
+    ("mesma pose da menina em ref_pose.jpg, mas o conteúdo tem que ser o que aparece em scene.jpg",
+     "uma imagem nova com o conteúdo de scene.jpg"),
+    ("ref_pose.jpgの女の子と同じポーズで、内容はscene.jpgに写っているものにして", "scene.jpgの内容の新しい画像"),
+])
+def test_a_drawing_whose_text_names_an_unread_given_picture_draws_what_that_picture_shows(request_text, text):
+    from hugginggpt.tools.table import task_table
+
+    known = dict(task_table())
+    raw = [{"task": "openpose-control", "id": 0, "args": {"image": "ref_pose.jpg"}},
+           {"task": "openpose-text-to-image", "id": 1, "args": {"image": "<resource>-0", "text": text}}]
+    plan, repairs = validate_plan(raw, known, request_text)
+    assert [(t.task, t.id, t.args) for t in plan.tasks] == [
+        ("openpose-control", 0, {"image": "ref_pose.jpg"}),
+        ("image-to-text", 1, {"image": "scene.jpg"}),
+        ("openpose-text-to-image", 2, {"image": "<resource>-0", "text": "<resource>-1"})]
+    assert [r["pass"] for r in repairs if r["pass"] != "dep"] == ["files-in-text"]
+    assert "'scene.jpg'" in repairs[0]["reason"] and "image-to-text" in repairs[0]["reason"]
+    # the picture drawn on named in the text (no other file), a second picture read already, a quoted
+    # prompt the user wrote, or a drawing whose text names two unread pictures: as planned
+    kept = [
+        ("same pose as ref_pose.jpg, a knight", "a knight in the pose of ref_pose.jpg", []),
+        ("pose of ref_pose.jpg, content of scene.jpg", "the content of scene.jpg",
+         [{"task": "image-to-text", "id": 2, "args": {"image": "scene.jpg"}}]),
+        ('in the pose of ref_pose.jpg draw "a knight like scene.jpg"', "a knight like scene.jpg", []),
+        ("pose of ref_pose.jpg, content of a.jpg and b.jpg", "the content of a.jpg and b.jpg", []),
+    ]
+    for request, drawn, more in kept:
+        raw = [{"task": "openpose-control", "id": 0, "args": {"image": "ref_pose.jpg"}},
+               {"task": "openpose-text-to-image", "id": 1, "args": {"image": "<resource>-0", "text": drawn}}, *more]
+        plan, repairs = validate_plan(raw, known, request)
+        assert [(t.task, t.args) for t in plan.tasks] == [(t["task"], t["args"]) for t in raw], request
+        assert not [r for r in repairs if r["pass"] == "files-in-text"], request
+
+
 def test_accepted_shapes_and_empty_plan():
     plan, _ = validate_plan({"tasks": [{"task": "image-to-text", "id": "1", "dep": "-1", "args": {"image": "a"}}]}, TASKS)
     assert plan.tasks[0].id == 1

@@ -227,11 +227,17 @@ def media_as_text(task: PlanTask, ctx: PlanContext) -> MediaText | None:
             return MediaText(arg.name, value, kind, sibling.name, None)
         if any(k in spec.outputs for k in ("image", "video")) and not spec.draws_on_map:
             continue
-        reader = next((n for n, other in ctx.known.items() if kind in other.text_of
-                       and any(a.kind == kind for a in other.args)), None)
+        reader = text_reader(kind, ctx)
         if reader is not None:
             return MediaText(arg.name, value, kind, None, reader)
     return None
+
+
+def text_reader(kind: str, ctx: PlanContext) -> str | None:
+    """The known task giving the text of a file of ``kind`` (``text_of`` in the task table: image-to-text for
+    an image, automatic-speech-recognition for an audio) that takes such a file; None when none is."""
+    return next((n for n, other in ctx.known.items() if kind in other.text_of
+                 and any(a.kind == kind for a in other.args)), None)
 
 
 def media_sibling(spec: TaskSpec, kind: str, known: Mapping[str, TaskSpec]) -> TaskSpec | None:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 
-from hugginggpt.agent.plan.check import media_sibling
+from hugginggpt.agent.plan.check import media_sibling, text_reader
 from hugginggpt.agent.plan.context import PlanContext, given_files
 from hugginggpt.agent.plan.model import Plan, PlanTask, Repair, done_on_file, replace_refs, work_key
+from hugginggpt.agent.plan.references import reading_made
 from hugginggpt.tools.resources.mentions import media_kind_of, same_file
 
 
@@ -132,37 +133,55 @@ def each_listed_file(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
 
 
 def given_files_named_in_texts(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
-    """A file the user gives with this request that no task reads, written inside the text a task is given
-    ("generate embeddings of shots/p1.png" as feature-extraction's text), is what that task is to work on
-    when the task table says which task does its job on that kind of file (``on_media``: feature-extraction
-    on an image is image-feature-extraction): that task reads the file instead, its other arguments kept
-    where it has them. Only the file's name and kind are read, never the words around it; a text the request
-    holds as written (a passage the user quotes), a file some task already reads, a text naming several given
-    files and a task without such a counterpart stay as they are."""
+    """A file the user gives with this request that no task reads, written inside the text a task is given,
+    is what that task is to work on:
+
+    - when the task table says which task does its job on that kind of file (``on_media``: "generate
+      embeddings of shots/p1.png" as feature-extraction's text is image-feature-extraction of it), that
+      task reads the file instead, its other arguments kept where it has them (the text must name that
+      one given file and no other);
+    - a drawing along a condition map (``map_by``: openpose-text-to-image) whose text names one given
+      file that no task reads ("the pose of d.jpg, the content of e.jpg") draws what that file shows: its
+      text reads the task giving the file's text (``text_of``: image-to-text), the plan's own or one added
+      right before the drawing.
+
+    Only file names and kinds are read, never the words around them; a text the request holds as written
+    (a passage the user quotes), a file some task already reads and a task with neither stay as they are."""
     repairs: list[Repair] = []
     tasks = list(plan.tasks)
-    for position, step in enumerate(tasks):
+    position = 0
+    while position < len(tasks):
+        step = tasks[position]
         spec = ctx.known[step.task]
-        if not spec.on_media:
-            continue
-        for name, value in step.args.items():
+        for name, value in step.args.items() if spec.on_media or spec.draws_on_map else ():
             arg = spec.find_arg(name)
             if arg is None or arg.value_kind != "text" or not isinstance(value, str):
                 continue
             if value.strip() in (ctx.request or ""):
                 continue  # words the user wrote (a quoted passage naming a file) are what to work on
             named = list(dict.fromkeys(f for f in given_files(value) if ctx.gives(f)))
+            elsewhere = [f for f in named if not any(_reads_file(o, f) for o in tasks if o.id != step.id)]
+            unread = elsewhere if spec.on_media else [f for f in elsewhere if not _reads_file(step, f)]
             # one given file among other words (a text that is wholly a file is the media-text pass's case)
-            if len(named) != 1 or value.strip(" '\"") == named[0]:
+            if len(unread) != 1 or value.strip(" '\"") == unread[0]:
                 continue
-            kind = media_kind_of(named[0])
-            sibling = media_sibling(spec, kind, ctx.known) if kind else None
-            if sibling is None or kind is None or any(_reads_file(o, named[0]) for o in tasks if o.id != step.id):
+            file, kind = unread[0], media_kind_of(unread[0])
+            if kind is None:
                 continue
-            tasks[position] = done_on_file(step, name, named[0], sibling, kind)
-            repairs.append({"task_id": step.id, "reason": f"{step.task} was given a text naming {named[0]!r}, which "
-                                                          f"the user gives and no task reads: {sibling.name} reads it"})
-            break
+            sibling = media_sibling(spec, kind, ctx.known) if named == unread else None
+            if sibling is not None:
+                tasks[position] = done_on_file(step, name, file, sibling, kind)
+                repairs.append({"task_id": step.id, "reason": f"{step.task} was given a text naming {file!r}, which "
+                                                              f"the user gives and no task reads: {sibling.name} reads it"})
+                break
+            reader = text_reader(kind, ctx) if spec.draws_on_map else None
+            if reader is not None:
+                tasks, position, how = reading_made(tasks, position, name, reader, file, ctx)
+                repairs.append({"task_id": tasks[position].id,
+                                "reason": f"{step.task} was given a text naming {file!r}, which the user gives and "
+                                          f"no task reads: it draws what the file shows, {how}"})
+                break
+        position += 1
     if not repairs:
         return plan, repairs
     return plan.model_copy(update={"tasks": tasks}), repairs

@@ -279,7 +279,7 @@ def media_read_as_text(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]
         if found is None:
             return None
         if found.reader is not None:
-            tasks, position, how = _reading_made(tasks, position, found.arg, found.reader, found.file, ctx)
+            tasks, position, how = reading_made(tasks, position, found.arg, found.reader, found.file, ctx)
             return tasks, position, (f"{task.task} was given the file {found.file!r} as its {found.arg}: it reads "
                                      f"the file's text, {how}")
         target = ctx.known[str(found.sibling)]
@@ -308,8 +308,8 @@ def _completed(plan: Plan, complete: Callable[[list[PlanTask], int], tuple[list[
     return plan.model_copy(update={"tasks": tasks}), repairs
 
 
-def _reading_made(tasks: list[PlanTask], position: int, arg: str, maker: str, file: str,
-                  ctx: PlanContext) -> tuple[list[PlanTask], int, str]:
+def reading_made(tasks: list[PlanTask], position: int, arg: str, maker: str, file: str,
+                 ctx: PlanContext) -> tuple[list[PlanTask], int, str]:
     """``tasks`` with argument ``arg`` of ``tasks[position]`` reading the output of ``maker`` run on ``file``:
     the plan's task doing that, else one added right before the reader: ``(tasks, the reader's position,
     what was done)``. An added task takes the reader's id and the ids from it on move up by one, when the
@@ -392,7 +392,7 @@ def drawings_on_photos(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]
                 tasks[position] = drawing.model_copy(update={"args": args})
                 return tasks, position, (f"{drawing.task} draws along a map, not on the picture {value!r}: it reads "
                                          f"the nearest earlier map of its kind, task {earlier.id} ({maker})")
-        tasks, position, how = _reading_made(tasks, position, image, maker, value, ctx)
+        tasks, position, how = reading_made(tasks, position, image, maker, value, ctx)
         return tasks, position, (f"{tasks[position].task} draws along the map {maker} makes, not on the picture "
                                  f"{value!r}: {how}")
 
