@@ -16,13 +16,11 @@ WORKDIR /app
 ARG TORCH_SPEC="torch==2.13.0"
 ARG PIP_ARGS=""
 RUN pip install --no-cache-dir ${PIP_ARGS} "${TORCH_SPEC}"
-COPY pyproject.toml constraints.txt README.md ./
+COPY pyproject.toml constraints.txt README.md llama-cmake-args.sh ./
 COPY hugginggpt ./hugginggpt
-# llama.cpp without its multimodal part, and on x86-64 without Intel AMX (as setup.sh: its AMX kernels stop
-# the process with an illegal instruction on virtual machines whose CPU lists AMX).
-RUN CMAKE_ARGS="-DLLAVA_BUILD=OFF"; NO_AMX="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16" \
-    && if [ "$(uname -m)" = x86_64 ]; then CMAKE_ARGS="$CMAKE_ARGS '-DCMAKE_C_FLAGS=$NO_AMX' '-DCMAKE_CXX_FLAGS=$NO_AMX'"; fi \
-    && export CMAKE_ARGS \
+# llama.cpp built as setup.sh builds it (llama-cmake-args.sh: no multimodal part; on x86-64 no Intel AMX,
+# whose kernels stop the process with an illegal instruction on virtual machines whose CPU lists AMX).
+RUN CMAKE_ARGS="$(sh llama-cmake-args.sh)" && export CMAKE_ARGS \
     && pip install --no-cache-dir ${PIP_ARGS} -c constraints.txt ".[local,llm,server,mcp]" \
     && useradd --create-home --uid 1000 hugginggpt && mkdir /data && chown hugginggpt /data
 

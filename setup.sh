@@ -11,18 +11,11 @@ PY="${PYTHON:-python3}"
 # CUDA wheels. Set TORCH_SPEC to choose another build (e.g. "torch==2.13.0+cu128" with an index).
 "$PY" -m pip install ${PIP_ARGS:-} "${TORCH_SPEC:-torch==2.13.0}"
 
-# llama-cpp-python compiles llama.cpp from source (about 11 minutes on 2 cores); the multimodal
-# (LLaVA) part is not needed and is skipped to shorten the build. On x86-64 the build is for this CPU
-# (-march=native) without Intel AMX: on a virtual machine whose CPU lists AMX, llama.cpp's AMX matrix
-# kernels stop the process with an illegal instruction (tileloadd) when a Q4_0/Q4_1/Q8_0 model reads a
-# prompt (seen with SmolLM2-135M Q4_1 on an Intel Xeon under Firecracker).
+# llama-cpp-python compiles llama.cpp from source (about 11 minutes on 2 cores), with the CMAKE_ARGS that
+# llama-cmake-args.sh prints (no multimodal part; on x86-64 no Intel AMX kernels, which stop the process on
+# some virtual machines). A CMAKE_ARGS of your own replaces them.
 OWN_CMAKE_ARGS="${CMAKE_ARGS:-}"
-DEFAULT_CMAKE_ARGS="-DLLAVA_BUILD=OFF"
-if [ "$(uname -m)" = x86_64 ]; then
-  NO_AMX="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
-  DEFAULT_CMAKE_ARGS="$DEFAULT_CMAKE_ARGS '-DCMAKE_C_FLAGS=$NO_AMX' '-DCMAKE_CXX_FLAGS=$NO_AMX'"
-fi
-export CMAKE_ARGS="${CMAKE_ARGS:-$DEFAULT_CMAKE_ARGS}"
+export CMAKE_ARGS="${CMAKE_ARGS:-$(sh ./llama-cmake-args.sh)}"
 
 # constraints.txt pins the LangChain / Hugging Face set that resolves without minutes of backtracking.
 "$PY" -m pip install ${PIP_ARGS:-} -c constraints.txt -e ".[all,dev]"
