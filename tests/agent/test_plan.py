@@ -240,38 +240,6 @@ def test_a_chain_written_for_one_file_of_a_list_is_repeated_for_each_other(reque
     assert not any(r["reason"].startswith("rejected") for r in repairs)
 
 
-@pytest.mark.parametrize("request_text", [
-    "Remove the noise from both takes (take1.wav, take2.wav), then transcribe them",
-    "Entferne bei beiden Aufnahmen (take1.wav, take2.wav) das Rauschen und transkribier sie dann",
-    "把 take1.wav、take2.wav 的杂音去掉，再转成文字",
-])
-def test_a_listed_file_whose_step_is_not_read_further_gets_the_chain_its_sibling_has(request_text):
-    from hugginggpt.tools.table import task_table
-
-    known = dict(task_table())
-    raw = [{"task": "audio-to-audio", "id": 0, "args": {"audio": "take1.wav"}},
-           {"task": "audio-to-audio", "id": 1, "args": {"audio": "take2.wav"}},
-           {"task": "automatic-speech-recognition", "id": 2, "args": {"audio": "<resource>-0"}}]
-    plan, repairs = validate_plan(raw, known, request_text)
-    assert [(t.id, t.task, t.args["audio"]) for t in plan.tasks] == [
-        (0, "audio-to-audio", "take1.wav"), (1, "audio-to-audio", "take2.wav"),
-        (2, "automatic-speech-recognition", "<resource>-0"), (3, "automatic-speech-recognition", "<resource>-1")]
-    assert [r["pass"] for r in repairs if r["pass"] != "dep"] == ["listed-files"]
-    # as many transcriptions as takes already (one reading the wrong step), a step reading both takes, or
-    # two first steps of different tasks: as planned
-    kept = [
-        [*raw, {"task": "automatic-speech-recognition", "id": 3, "args": {"audio": "<resource>-2"}}],
-        [*raw[:2], {"task": "audio-classification", "id": 2, "args": {"audio": "<resource>-0"}},
-         {"task": "sentence-similarity", "id": 3, "args": {"source_sentence": "<resource>-2",
-                                                           "sentences": ["<resource>-1"]}}],
-        [raw[0], {"task": "audio-classification", "id": 1, "args": {"audio": "take2.wav"}}, raw[2]],
-    ]
-    for other in kept:
-        plan, repairs = validate_plan(other, known, request_text)
-        assert [t.id for t in plan.tasks] == [t["id"] for t in other], other
-        assert not [r for r in repairs if r["pass"] == "listed-files"], other
-
-
 def test_files_in_different_roles_or_all_read_are_left_as_planned():
     from hugginggpt.tools.table import task_table
 

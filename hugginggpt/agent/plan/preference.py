@@ -93,11 +93,9 @@ def each_listed_file(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
     inputs; files attached to the request are not read as a list. When one task reads one file of such
     a list and no task reads the others, that task and the tasks reading it (directly or not) are
     repeated for each unread file, in the list's order, the copies reading the copies: "denoise
-    take1.wav, take2.wav and transcribe them" gets two chains. When each file of the list is read by one
-    task, all of one name, and only one of those tasks is read further, the tasks reading it are repeated
-    for each of the others in the same way (both takes denoised, one transcribed: the other is too), unless
-    the plan already has as many of one of those tasks as the list has files. Nothing changes when a repeated task would also read a task outside the chain (a comparison of the
-    two), or when the copies would pass the plan's task limit."""
+    take1.wav, take2.wav and transcribe them" gets two chains. Nothing changes when the plan reads two
+    files of the list, when a repeated task would also read a task outside the chain, or when the
+    copies would pass the plan's task limit."""
     if not ctx.request or not ctx.given or not plan.tasks:
         return plan, []
     repairs: list[Repair] = []
@@ -107,44 +105,29 @@ def each_listed_file(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
             continue
         reading = {f: [t for t in plan.tasks if _reads_file(t, f)] for f in files}
         read = [f for f in files if reading[f]]
-        if len(read) == 1 and len(reading[read[0]]) == 1:
-            first = reading[read[0]][0]
-            chain, starts = [first, *plan.readers_of({first.id})], [(f, None) for f in files if f != read[0]]
-        elif read == files and all(len(r) == 1 for r in reading.values()) and len(
-                {(t.id, t.task) for r in reading.values() for t in r}) == len(files) and len(
-                {r[0].task for r in reading.values()}) == 1:
-            led = [f for f in files if plan.readers_of({reading[f][0].id})]
-            if len(led) != 1:
-                continue
-            first = reading[led[0]][0]
-            chain, starts = plan.readers_of({first.id}), [(f, reading[f][0]) for f in files if f != led[0]]
-            if any(sum(t.task == step.task for t in plan.tasks) >= len(files) for step in chain):
-                continue  # the plan has a step of that kind for each file already, read from elsewhere
-        else:
+        if len(read) != 1 or len(reading[read[0]]) != 1:
             continue
-        ids = {first.id, *(t.id for t in chain)}
-        if any(t.references() - ids for t in chain if t is not first) or (
-                ctx.max_tasks is not None and len(plan.tasks) + len(chain) * len(starts) > ctx.max_tasks):
+        first = reading[read[0]][0]
+        chain = [first, *plan.readers_of({first.id})]
+        ids = {t.id for t in chain}
+        unread = [f for f in files if f != read[0]]
+        if any(t.references() - ids for t in chain[1:]) or (
+                ctx.max_tasks is not None and len(plan.tasks) + len(chain) * len(unread) > ctx.max_tasks):
             continue
         tasks = list(plan.tasks)
-        for file, start_task in starts:
+        for file in unread:
             start = max(t.id for t in tasks) + 1
             moved = {t.id: start + i for i, t in enumerate(chain)}
-            if start_task is not None:
-                moved[first.id] = start_task.id
             for step in chain:
                 args = replace_refs(step.args, moved)
                 if step is first:
                     args.update({name: file for name in _reads_file(first, read[0])})
                 tasks.append(step.model_copy(update={"id": moved[step.id], "args": args, "step": None,
                                                      "dep": [moved.get(d, d) for d in step.dep]}))
-            copied = sorted(moved[t.id] for t in chain)
-            repairs.append({"task_id": first.id, "reason": (
-                f"{file!r} is listed with {read[0]!r}, which task {first.id} ({first.task}) reads: tasks "
-                f"{sorted(ids)} repeated for it as tasks {copied}" if start_task is None else
-                f"{file!r} is listed with {led[0]!r}: task {start_task.id} ({start_task.task}) reads it as task "
-                f"{first.id} reads {led[0]!r}, and the tasks reading task {first.id}, "
-                f"{sorted(t.id for t in chain)}, are repeated for it as tasks {copied}")})
+            repairs.append({"task_id": first.id, "reason": f"{file!r} is listed with {read[0]!r}, which task "
+                                                           f"{first.id} ({first.task}) reads: tasks "
+                                                           f"{sorted(ids)} repeated for it as tasks "
+                                                           f"{sorted(moved.values())}"})
         plan = plan.model_copy(update={"tasks": tasks})
     return plan, repairs
 
