@@ -11,7 +11,7 @@ import re
 from hugginggpt.agent.plan.check import media_sibling, text_reader
 from hugginggpt.agent.plan.context import PlanContext, given_files
 from hugginggpt.agent.plan.model import Plan, PlanTask, Repair, done_on_file, replace_refs, work_key
-from hugginggpt.agent.plan.references import reading_made
+from hugginggpt.agent.plan.references import completed, reading_made
 from hugginggpt.tools.resources.mentions import media_kind_of, same_file
 
 
@@ -147,13 +147,13 @@ def given_files_named_in_texts(plan: Plan, ctx: PlanContext) -> tuple[Plan, list
 
     Only file names and kinds are read, never the words around them; a text the request holds as written
     (a passage the user quotes), a file some task already reads and a task with neither stay as they are."""
-    repairs: list[Repair] = []
-    tasks = list(plan.tasks)
-    position = 0
-    while position < len(tasks):
+
+    def complete(tasks: list[PlanTask], position: int) -> tuple[list[PlanTask], int, str] | None:
         step = tasks[position]
         spec = ctx.known[step.task]
-        for name, value in step.args.items() if spec.on_media or spec.draws_on_map else ():
+        if not spec.on_media and not spec.draws_on_map:
+            return None
+        for name, value in step.args.items():
             arg = spec.find_arg(name)
             if arg is None or arg.value_kind != "text" or not isinstance(value, str):
                 continue
@@ -170,18 +170,14 @@ def given_files_named_in_texts(plan: Plan, ctx: PlanContext) -> tuple[Plan, list
                 continue
             sibling = media_sibling(spec, kind, ctx.known) if named == unread else None
             if sibling is not None:
-                tasks[position] = done_on_file(step, name, file, sibling, kind)
-                repairs.append({"task_id": step.id, "reason": f"{step.task} was given a text naming {file!r}, which "
-                                                              f"the user gives and no task reads: {sibling.name} reads it"})
-                break
+                tasks = [*tasks[:position], done_on_file(step, name, file, sibling, kind), *tasks[position + 1:]]
+                return tasks, position, (f"{step.task} was given a text naming {file!r}, which the user gives and no "
+                                         f"task reads: {sibling.name} reads it")
             reader = text_reader(kind, ctx) if spec.draws_on_map else None
             if reader is not None:
                 tasks, position, how = reading_made(tasks, position, name, reader, file, ctx)
-                repairs.append({"task_id": tasks[position].id,
-                                "reason": f"{step.task} was given a text naming {file!r}, which the user gives and "
-                                          f"no task reads: it draws what the file shows, {how}"})
-                break
-        position += 1
-    if not repairs:
-        return plan, repairs
-    return plan.model_copy(update={"tasks": tasks}), repairs
+                return tasks, position, (f"{step.task} was given a text naming {file!r}, which the user gives and no "
+                                         f"task reads: it draws what the file shows, {how}")
+        return None
+
+    return completed(plan, complete)

@@ -287,11 +287,11 @@ def media_read_as_text(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]
         return tasks, position, (f"{task.task} was given the file {found.file!r} as its {found.arg}: {target.name} "
                                  f"does its job on a {found.kind}")
 
-    return _completed(plan, complete)
+    return completed(plan, complete)
 
 
-def _completed(plan: Plan, complete: Callable[[list[PlanTask], int], tuple[list[PlanTask], int, str] | None]
-               ) -> tuple[Plan, list[Repair]]:
+def completed(plan: Plan, complete: Callable[[list[PlanTask], int], tuple[list[PlanTask], int, str] | None]
+              ) -> tuple[Plan, list[Repair]]:
     """``plan`` with ``complete(tasks, position)`` applied to each task in turn: None leaves the task as it
     is, else ``(tasks, the task's new position, the reason)`` (tasks may be added before it)."""
     tasks = list(plan.tasks)
@@ -396,7 +396,7 @@ def drawings_on_photos(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]
         return tasks, position, (f"{tasks[position].task} draws along the map {maker} makes, not on the picture "
                                  f"{value!r}: {how}")
 
-    return _completed(plan, complete)
+    return completed(plan, complete)
 
 
 def makers_of(known: Mapping[str, TaskSpec], kind: str) -> list[str]:
