@@ -224,7 +224,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.set == "taskbench":
         dataset = load_taskbench(args.data or TASKBENCH)
         mapping = TaskBenchMapping(dataset.tools)
-        tasks = mapping.domain_tasks()
+        tasks = mapping.domain_specs()
         samples, translated = taskbench_samples(dataset, args)
         header["slice"] = {"per_type": args.per_type, "offset": args.offset} if args.split else [args.start, args.end]
 

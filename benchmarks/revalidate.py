@@ -34,7 +34,6 @@ from hugginggpt.errors import PlanError  # noqa: E402
 from hugginggpt.eval.mapping import TaskBenchMapping  # noqa: E402
 from hugginggpt.eval.scoring import METRICS, load_predictions, score  # noqa: E402
 from hugginggpt.eval.taskbench import load_taskbench  # noqa: E402
-from hugginggpt.tools.table import task_table  # noqa: E402
 from tests.shared import shared_path  # noqa: E402
 
 GROUPS = ["overall_overall", "single_overall", "chain_overall", "dag_overall"]
@@ -45,8 +44,7 @@ def replan(rows: dict[str, Any], dataset: Any, mapping: TaskBenchMapping, withou
            keep: dict[str, Any] | None = None) -> dict[str, Any]:
     """Each row's last answer validated again, as TaskBench predictions; ``without``: passes switched
     off (names joined by ","). ``keep``, when given, receives each sample's plan and repairs."""
-    table = task_table()
-    known = {n: table[n] for n in mapping.domain_tasks()}
+    known = mapping.domain_specs()
     off = [name for name in (without or "").split(",") if name]
     out = {}
     for sample_id, row in rows.items():

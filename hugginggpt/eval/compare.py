@@ -91,16 +91,24 @@ ProgressFactory = Callable[[str, int, int], ProgressBar]
 
 # ----- stand-in tools for planning-only runs -----
 
-def placeholder_tools(tasks: Iterable[str] | None = None, root: str | Path = ".") -> list[StructuredTool]:
+def placeholder_tools(tasks: Iterable[str] | Mapping[str, Any] | None = None,
+                      root: str | Path = ".") -> list[StructuredTool]:
     """One tool per task with the task's real name, description and argument schema, that runs
     nothing: it returns a placeholder of each output kind the task produces, named after the task and
     a digest of the call's arguments (the same call, the same placeholder; another call, another one),
-    so a request's placeholders never depend on what other requests ran before or beside it."""
+    so a request's placeholders never depend on what other requests ran before or beside it.
+
+    ``tasks``: names of the task table's tasks, or specs by name (a benchmark domain's, whose tool may
+    read another kind than the table's task: ``TaskBenchMapping.domain_specs``); such a tool carries its
+    spec (``metadata["spec"]``), which the agents describe it by."""
     from hugginggpt.tools import args_model, task_table
     from hugginggpt.tools.factory import tool_description
 
     table = task_table()
-    specs = [table[name] for name in tasks] if tasks is not None else list(table.values())
+    if isinstance(tasks, Mapping):
+        specs = list(tasks.values())
+    else:
+        specs = [table[name] for name in tasks] if tasks is not None else list(table.values())
     folder = Path(root).absolute() / "placeholders"
 
     def make(spec: Any) -> StructuredTool:
@@ -116,8 +124,9 @@ def placeholder_tools(tasks: Iterable[str] | None = None, root: str | Path = "."
                     result["data"] = {"placeholder": n}
             return result
 
+        own = {} if table.get(spec.name) == spec else {"spec": spec.model_dump()}
         return StructuredTool(name=spec.name, description=tool_description(spec), args_schema=args_model(spec),
-                              func=run, metadata={"task": spec.name, "placeholder": True})
+                              func=run, metadata={"task": spec.name, "placeholder": True, **own})
 
     return [make(spec) for spec in specs]
 
@@ -130,9 +139,10 @@ def call_digest(args: Mapping[str, Any]) -> str:
 
 # ----- agents -----
 
-def build_agent(name: str, llm: Any, mode: str, root: Path, tasks: Sequence[str] | None = None) -> Any:
+def build_agent(name: str, llm: Any, mode: str, root: Path,
+                tasks: Sequence[str] | Mapping[str, Any] | None = None) -> Any:
     """The agent called ``name`` (one of ours, ``config.AGENT_CLASSES``, or a peer of eval/peers.py)
-    for ``mode``, on ``llm``, offered ``tasks`` (None: every task of the table)."""
+    for ``mode``, on ``llm``, offered ``tasks`` (names or specs by name; None: every task of the table)."""
     if name in PEER_NAMES:
         from hugginggpt.eval.peers import build_peer
 
@@ -312,11 +322,12 @@ class Comparison:
                     f"another (--concurrency {self.concurrency} was asked for); seconds are each request's own"]
         return []
 
-    def offered_tasks(self) -> list[str] | None:
-        """The tasks each agent is offered: the domain's (mapped), or None for the whole table."""
+    def offered_tasks(self) -> dict[str, Any] | None:
+        """The tasks each agent is offered: the domain's (mapped, as the domain's tools read their inputs:
+        ``TaskBenchMapping.domain_specs``), or None for the whole table."""
         if self.tools == "all":
             return None
-        tasks = self.mapping.domain_tasks()
+        tasks = self.mapping.domain_specs()
         if not tasks:
             raise HuggingGPTError("--tools domain: none of the dataset's tools maps to a task of the table")
         return tasks
@@ -443,9 +454,11 @@ def in_order(path: Path, ids: Sequence[str]) -> None:
     write_jsonl(path, [rows[i] for i in [*wanted, *others]])
 
 
-def _task_specs(tasks: Sequence[str] | None) -> dict[str, Any]:
+def _task_specs(tasks: Sequence[str] | Mapping[str, Any] | None) -> dict[str, Any]:
     from hugginggpt.tools.table import task_table
 
+    if isinstance(tasks, Mapping):
+        return dict(tasks)
     table = task_table()
     return {name: table[name] for name in (tasks if tasks is not None else table)}
 

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from hugginggpt.eval.scoring import content_type
 from hugginggpt.tools.resources.refs import CANONICAL_REF, RESOURCE_REF
-from hugginggpt.tools.table import MEDIA_KINDS
+from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
 
 # TaskBench tool -> (our task, why the name differs)
 _RENAMED = {
@@ -62,6 +62,26 @@ class TaskBenchMapping:
     def domain_tasks(self) -> list[str]:
         """Our tasks that the domain's tools map to, in the order of ``tool_desc.json`` (no duplicates)."""
         return list(dict.fromkeys(self._to_task[tool] for tool in self.tools if tool in self._to_task))
+
+    def domain_specs(self) -> dict[str, TaskSpec]:
+        """The specs of ``domain_tasks``, each as the domain's tool reads its inputs: a table argument of a
+        tool whose ``input-type`` names no table but one media kind reads that kind (TaskBench's "Tabular
+        Classification" classifies a table shown in an image, where our task reads a table file). A plan
+        is validated against these, so that a gold graph of the domain stays a runnable plan."""
+        specs = {}
+        for tool in self.tools:
+            task = self._to_task.get(tool)
+            if task is None or task in specs:
+                continue
+            spec = self.tasks[task]
+            inputs = self.tools[tool].get("input-type") or []
+            media = [kind for kind in dict.fromkeys(inputs) if kind in MEDIA_KINDS]
+            if "table" not in inputs and len(media) == 1 and any(a.kind == "table" for a in spec.args):
+                args = [a.model_copy(update={"kind": media[0], "description": f"The {media[0]} showing the table."})
+                        if a.kind == "table" else a for a in spec.args]
+                spec = spec.model_copy(update={"args": args})
+            specs[task] = spec
+        return specs
 
     def unmatched(self) -> dict[str, str]:
         """TaskBench tools with no task in our table, and why."""

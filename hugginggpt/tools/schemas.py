@@ -196,14 +196,23 @@ def input_value_schema(values: Iterable[str], references: bool) -> dict[str, Any
 def step_input_schema(spec: TaskSpec, inputs: dict[str, tuple[str, ...]],
                       references: bool | Collection[str]) -> dict[str, Any] | None:
     """The step schema of ``spec`` whose media arguments read only ``inputs`` of their kind, and earlier
-    results (``<resource>-N``) of the kinds in ``references`` (True: of every kind, False: none); None when a
-    required media argument could read nothing."""
+    results (``<resource>-N``) of the kinds in ``references`` (True: of every kind, False: none), and whose
+    table arguments read only the request's table files (``inputs["table"]``; no task makes one); None when a
+    required media or table argument could read nothing (a table task for a request that gives no table:
+    a chart or a photo of a sheet is an image, which an image task reads), or when a required text needs a
+    mark the request does not write (``inputs["mark"]``, when given: fill-mask for a request with no mask
+    token, whose text no step could hold one for)."""
     args = args_json_schema(spec)
     properties = dict(args["properties"])
     for arg in spec.args:
-        if not arg.is_media:
+        if arg.marks and arg.required and "mark" in inputs and not set(arg.marks) & set(inputs["mark"]):
+            return None
+        if not arg.is_media and arg.kind != "table":
             continue
-        readable = references if isinstance(references, bool) else arg.kind in references
+        if arg.kind == "table":
+            readable = False
+        else:
+            readable = references if isinstance(references, bool) else arg.kind in references
         value = input_value_schema(inputs.get(arg.kind, ()), readable)
         if value is None:
             if arg.required:
@@ -260,7 +269,8 @@ def plan_json_schema(specs: Iterable[TaskSpec] | None = None,
     With ``inputs`` (the files and URLs of the request by kind: ``agent/plan/context.request_inputs``), a
     media argument holds one of them or a ``<resource>-N``, and the first step, which has no earlier
     result to read, is one of the tasks whose media arguments the request's own files can fill
-    (``prefixItems``, then ``items``): a plan cannot read a file the request does not give. A grammar of
+    (``prefixItems``, then ``items``): a plan cannot read a file the request does not give, and a table task
+    is offered only for a request that gives a table file. A grammar of
     the schema holds every step tighter (``kind_states``, under ``ITEM_STATES``): a media argument reads an
     earlier result only of a kind an earlier task makes.
     """

@@ -295,6 +295,11 @@ def get_task(name: str) -> TaskSpec:
         raise UnknownTaskError(name, list(table)) from None
 
 
+def text_marks() -> tuple[str, ...]:
+    """The marks a text argument of the table can need (``ArgSpec.marks``: fill-mask's mask tokens), once each."""
+    return tuple(dict.fromkeys(m for spec in task_table().values() for arg in spec.args for m in arg.marks or ()))
+
+
 def hub_tasks() -> list[str]:
     """The tasks whose name is a Hub ``pipeline_tag`` (all but JARVIS's ControlNet family), in table order."""
     return [name for name, spec in task_table().items() if spec.hub_tag]

@@ -50,7 +50,7 @@ def taskbench():
         pytest.skip(f"TaskBench sample not found at {root}")
     dataset = load_taskbench(root)
     mapping = TaskBenchMapping(dataset.tools)
-    known = {n: TABLE[n] for n in mapping.domain_tasks()}
+    known = mapping.domain_specs()
     clean = {}
     for sample in dataset.samples:
         if not all(mapping.to_task(str(node.get("task", ""))) for node in sample.nodes):
@@ -187,6 +187,7 @@ def runnable_plans(draw):
     languages) names those files and texts."""
     names = sorted(ALL_TASKS)
     plan: list[dict] = []
+    marks: list[str] = []  # the marks a text of the plan needs: the request writes them
     for task_id in range(draw(st.integers(1, 6))):
         info = ALL_TASKS[draw(st.sampled_from(names))]
         args = {}
@@ -211,6 +212,7 @@ def runnable_plans(draw):
                 texts = [f"{t} {arg.marks[0]}" for t in _TEXTS] if arg.marks else _TEXTS  # fill-mask: a mask token
                 if arg.marks:  # a mark comes from the words or from a written text, never from labels or scores
                     producers = [p for p in producers if set(ALL_TASKS[plan[p]["task"]].outputs) == {"text"}]
+                    marks.append(arg.marks[0])
                 options = texts + [f"<resource>-{p}" for p in producers]
             elif arg.kind == "choice":
                 options = list(arg.choices)
@@ -231,7 +233,8 @@ def runnable_plans(draw):
     # error: the planner re-asks, and the listed-files pass repeats a reader for each file of a list)
     read = json.dumps(plan)
     files = [f for fs in _FILES.values() for f in fs if f'"{f}"' in read]
-    request = template.format(files=", ".join(files), texts=" | ".join(_TEXTS))
+    texts = _TEXTS + [f"{t} {mark}" for mark in dict.fromkeys(marks) for t in _TEXTS]
+    request = template.format(files=", ".join(files), texts=" | ".join(texts))
     return plan, request
 
 

@@ -164,11 +164,18 @@ def test_a_text_without_the_mark_its_task_needs_is_rejected_and_named():
     assert plan.tasks == []
     assert "task 0 (fill-mask) works on a text with [MASK] or <mask> in it, and 'Escribe una nota de seguridad' " \
            "has none" in reasons(repairs)
-    # a mask token in any case, or an earlier task's text, can run as written
-    for text in ("Paris is the [mask] of France.", "東京は日本の<mask>です。", "<resource>-0"):
+    # a mask token in any case, or an earlier task's text for a request that writes one, can run as written
+    for text, request in (("Paris is the [mask] of France.", "fill in: Paris is the [mask] of France."),
+                          ("東京は日本の<mask>です。", "fill in: 東京は日本の<mask>です。"),
+                          ("<resource>-0", "Traduis « Paris est la [MASK] de la France » en anglais, puis complète-la")):
         steps = [{"task": "translation", "id": 0, "args": {"text": "x", "tgt_lang": "fr"}},
                  {"task": "fill-mask", "id": 1, "args": {"text": text}}]
-        assert validate_plan(steps, known, f"fill in: {text}")[1] == []
+        assert validate_plan(steps, known, request)[1] == []
+    # a request that writes no mask token: no text of its plan holds one, a written text included
+    steps = [{"task": "text-generation", "id": 0, "args": {"text": "a sentence about Paris"}},
+             {"task": "fill-mask", "id": 1, "args": {"text": "<resource>-0"}}]
+    plan, repairs = validate_plan(steps, known, "Schreib einen Satz über Paris und ergänze ihn")
+    assert [t.task for t in plan.tasks] == ["text-generation"] and "rejected" in reasons(repairs)
     # a label or an answer holds no mask token, and a sentence of the model's own around a reference needs one
     # in its own words: "what's the total on a.png and on b.png?" with a fill-mask "combining" the two answers
     for source, text in ((

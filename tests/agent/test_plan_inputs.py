@@ -77,6 +77,37 @@ def test_a_media_argument_holds_one_of_the_request_s_files_or_an_earlier_result(
     assert {"type": "string", "enum": ["beach.jpg", "dog.png"]} in caption["properties"]["args"]["properties"]["image"]["anyOf"]
 
 
+@pytest.mark.parametrize("request_text", [
+    "what was the Q3 revenue according to charts/q3.png?",
+    "这张表格截图 scan.jpg 里哪一行最贵？",
+    "forecast next week's sales: 120, 135, 150, 160",
+])
+def test_a_table_task_is_offered_only_for_a_request_that_gives_a_table_file(request_text):
+    """A chart or a photo of a sheet is an image (an image task reads it), a list of numbers in the words a text:
+    no table task can run on either, so the grammar offers none at any step."""
+    schema = plan_schema(TASKS, request_inputs(request_text))
+    tables = {"tabular-classification", "tabular-regression", "time-series-forecasting", "table-question-answering"}
+    later = {b["properties"]["task"]["enum"][0] for b in schema["properties"]["tasks"]["items"]["anyOf"]}
+    assert not (first_tasks(schema) | later) & tables
+    assert "document-question-answering" in first_tasks(schema) or "image" not in input_kinds(request_text)
+    schema = plan_schema(TASKS, request_inputs("Estimate the price of each house in homes_q2.csv"))
+    tabular = next(b for b in schema["properties"]["tasks"]["prefixItems"][0]["anyOf"]
+                   if b["properties"]["task"]["enum"] == ["tabular-regression"])
+    assert tabular["properties"]["args"]["properties"]["table"] == {"type": "string", "enum": ["homes_q2.csv"]}
+
+
+@pytest.mark.parametrize("request_text, offered", [
+    ("What word goes in the blank? 'The quick brown [MASK] jumps over the lazy dog.'", True),
+    ("東京は日本の<MASK>です。空欄を埋めて", True),
+    ("combine the totals on receipt_a.png and receipt_b.png", False),
+    ("embed these two complaints: 'late delivery' and 'damaged box'", False),
+])
+def test_fill_mask_is_offered_only_for_a_request_that_writes_a_mask_token(request_text, offered):
+    schema = plan_schema(TASKS, request_inputs(request_text))
+    later = {b["properties"]["task"]["enum"][0] for b in schema["properties"]["tasks"]["items"]["anyOf"]}
+    assert ("fill-mask" in first_tasks(schema)) is offered and ("fill-mask" in later) is offered
+
+
 def written(task, id, **args):
     """A step as the planner writes it (``step`` first)."""
     return {"step": "do it", **step(task, id, **args)}

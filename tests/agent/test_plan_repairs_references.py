@@ -221,12 +221,47 @@ def test_a_text_read_through_a_table_task_taken_out_is_read_as_it_was_given(know
 
 
 @pytest.mark.parametrize("request_text, value, file", [
-    ("I have an image of a table example.jpg, and I need to classify its content.", "table example.jpg", "example.jpg"),
+    ("I have a spreadsheet loans.csv, and I need to classify its rows.", "table loans.csv", "loans.csv"),
     ("orders_may.csv 里平均配送时间是多少？", "平均配送时间", "orders_may.csv"),
 ])
 def test_a_table_argument_reads_the_request_s_file_its_words_hold_or_its_one_table(known, request_text, value, file):
     plan, repairs = validate_plan([step("table-question-answering", 0, table=value, question="?")], known, request_text)
     assert plan.by_id[0].args["table"] == file, reasons(repairs)
+
+
+@pytest.mark.parametrize("request_text, value", [
+    ("what was the Q3 revenue according to charts/q3.png?", "charts/q3.png"),
+    ("Given images A: /examples/a.jpg, B: /examples/b.jpg, how many zebras are there?", "/examples/a.jpg,/examples/b.jpg"),
+    ("这张表 scan.jpg 里哪一行最贵？另外 prices.csv 也给你", "table scan.jpg"),
+    ("¿Qué se dice en la reunión? reunion.mp3", "reunion.mp3"),
+])
+def test_a_picture_sound_or_video_given_as_a_table_cannot_run_and_its_task_is_taken_out(known, request_text, value):
+    """No table task reads a table shown in a picture: the plan is asked again, even when the request gives a
+    table file too (a guess of that file would answer from another source)."""
+    from hugginggpt.agent.plan.check import problems
+    from hugginggpt.agent.plan.parse import read_plan
+
+    raw = [step("table-question-answering", 0, table=value, question="?")]
+    found = problems(read_plan(raw)[0], PlanContext.of(known, request_text))
+    assert len(found) == 1 and "not a table file" in found[0], found
+    plan, repairs = validate_plan(raw, known, request_text)
+    assert plan.tasks == [] and "rejected" in reasons(repairs) and "not a table file" in reasons(repairs)
+
+
+def test_a_table_in_an_image_is_read_where_the_benchmark_s_tool_reads_one():
+    """TaskBench's Tabular Classification reads a table shown in an image: under the domain's specs a gold plan
+    giving it example.jpg runs as written, and a text given as that table still cannot."""
+    from hugginggpt.eval.mapping import TaskBenchMapping
+
+    tools = {"Tabular Classification": {"id": "Tabular Classification", "input-type": ["image"],
+                                        "output-type": ["text"]}}
+    known = TaskBenchMapping(tools).domain_specs()
+    raw = [step("tabular-classification", 0, table="example.jpg")]
+    plan, repairs = validate_plan(raw, known, "Please classify the table in the image 'example.jpg'.")
+    assert plan.as_list()[0]["args"] == {"table": "example.jpg"} and repairs == []
+    plan, _ = validate_plan([step("tabular-classification", 0, table="rows of numbers")], known,
+                            "Please classify the table in the image 'example.jpg'.")
+    assert plan.by_id[0].args["table"] == "example.jpg"  # the request's one image, as for any image argument
 
 
 def test_a_table_argument_holding_another_name_is_not_read_as_a_file_the_request_gives(known):

@@ -34,7 +34,7 @@ def test_domain_tools_are_what_every_agent_is_offered(dataset, tmp_path):  # noq
                             factory=_recording_factory(models, seen))
     comparison.run(dataset.select())
     assert comparison.tools == "domain"  # TaskBench's protocol is the default
-    assert seen["global"] == ["image-classification", "text-to-image", "text-to-speech", "object-detection"]
+    assert list(seen["global"]) == ["image-classification", "text-to-image", "text-to-speech", "object-detection"]
     agent = build_agent("global", None, "plan", tmp_path / "a", seen["global"])
     assert sorted(agent.task_specs) == sorted(seen["global"])  # the planner's task list: the domain's only
     assert len(build_agent("react", None, "plan", tmp_path / "b").tools) > 20  # --tools all: the whole table

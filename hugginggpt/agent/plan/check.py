@@ -24,7 +24,8 @@ from typing import Any, NamedTuple
 
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, whole_ref, work_key
-from hugginggpt.tools.resources.mentions import last_part, looks_like_path, media_kind_of
+from hugginggpt.tools.resources.mentions import (last_part, looks_like_path, media_kind_of, request_files,
+                                                 table_files)
 from hugginggpt.tools.table import MEDIA_KINDS, ArgSpec, TaskSpec
 
 #: Longer values are never a placeholder (bounded work).
@@ -56,7 +57,7 @@ def problems(plan: Plan, ctx: PlanContext) -> list[str]:
                 choices = arg.choices
                 if choices and isinstance(value, str) and value not in choices and not CANONICAL_REF.search(value):
                     found.append(f"task {task.id}: {arg.name}={value!r} is not one of {list(choices)}")
-                if unmarked(arg, value, by_id, ctx.known):
+                if unmarked(arg, value, by_id, ctx.known, ctx.request):
                     found.append(f"task {task.id}: {arg.name} {value[:60]!r} holds none of {arg.marks}")
         for name, value in task.args.items():
             arg = info.find_arg(name)
@@ -86,12 +87,16 @@ def problems(plan: Plan, ctx: PlanContext) -> list[str]:
     return found
 
 
-def unmarked(arg: ArgSpec, value: Any, by_id: Mapping[int, PlanTask], known: Mapping[str, TaskSpec]) -> bool:
+def unmarked(arg: ArgSpec, value: Any, by_id: Mapping[int, PlanTask], known: Mapping[str, TaskSpec],
+             request: str | None = None) -> bool:
     """Whether ``value``, written for ``arg``, can hold none of the marks the argument needs (fill-mask's mask
     token): its own words hold none, and it is not the whole output of a task that writes a text (text and no
-    labels or scores: a written text can hold a mark, a label or an answer to a question cannot)."""
+    labels or scores: a written text can hold a mark, a label or an answer to a question cannot) for a
+    ``request`` that writes a mark itself (a text made for a request with no mask token in it has none)."""
     if not arg.lacks_mark(value):
         return False
+    if request is not None and arg.lacks_mark(request):
+        return True
     source = by_id.get(whole_ref(value)) if isinstance(value, str) else None
     spec = known.get(source.task) if source is not None else None
     return spec is None or set(spec.outputs) != {"text"}
@@ -113,6 +118,8 @@ def _value_problems(own: int, kind: str, value: str, by_id: dict, ctx: PlanConte
         return found
     if kind in MEDIA_KINDS and not readable_media(value, ctx):
         found.append(f"{value[:60]!r} is no file the request names")
+    elif kind == "table" and (shown := table_shown_as(value)) is not None:
+        found.append(f"{value[:60]!r} is {article(shown)} {shown}, not a table file")
     elif kind == "table" and unreadable_table(value, ctx):
         found.append(f"{value[:60]!r} is no file the request names")
     elif kind not in MEDIA_KINDS and is_placeholder(value, ctx):
@@ -255,10 +262,26 @@ def readable_media(value: str, ctx: PlanContext) -> bool:
 
 
 def unreadable_table(value: str, ctx: PlanContext) -> bool:
-    """Whether a table argument's ``value`` (a text, no reference) is no file the request gives. A table is
-    read as a file (``tools/resources/tables.read_table``: inline rows are a mapping, never a text), so a
-    text of the model's own (a passage quoted from the request, a question) cannot run as one."""
-    return not readable_media(value, ctx)
+    """Whether a table argument's ``value`` (a text, no reference) is no table file the request gives. A
+    table is read as a file (``tools/resources/tables.read_table``: inline rows are a mapping, never a
+    text), so a text of the model's own (a passage quoted from the request, a question) cannot run as one,
+    nor a picture, a sound or a video (``table_shown_as``)."""
+    return table_shown_as(value) is not None or not readable_media(value, ctx)
+
+
+def article(word: str) -> str:
+    """``a`` or ``an`` before ``word`` (an English word of ours: a kind's name)."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
+def table_shown_as(value: str) -> str | None:
+    """The media kind of the files a table argument's ``value`` names, when it names files of that one kind
+    and no table file (``charts/q3.png``; ``a.jpg,b.jpg``): a table task reads a table file, never a table
+    shown in a picture (a chart, a photo of a sheet), which a task reading that kind answers about."""
+    if table_files(value):
+        return None
+    kinds = [kind for kind, files in request_files(value).items() if files]
+    return kinds[0] if len(kinds) == 1 else None
 
 
 def is_placeholder(value: str, ctx: PlanContext) -> bool:

@@ -13,20 +13,22 @@ from hugginggpt.agent.plan.model import MAX_TASKS
 from hugginggpt.tools.resources.mentions import (last_part, listed_files, request_files, same_file, table_files,
                                                  web_urls)
 from hugginggpt.tools.resources.sniff import file_kind
-from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
+from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec, text_marks
 
 
 def request_inputs(request: str, attached: tuple[str, ...] = ()) -> dict[str, tuple[str, ...]]:
     """What a media or table argument of a plan may read besides earlier results, by kind (image, audio,
     video, table): the files of that kind that ``request`` names (its text, the files listed with it, the
     conversation so far), the URLs it writes (any kind), and ``attached`` files whose kind their name does
-    not tell (any kind), in order of appearance."""
+    not tell (any kind), in order of appearance; and under ``mark`` the marks a text argument can need
+    (``tools/table.text_marks``: fill-mask's mask token) that the request writes, in any letter case."""
     named = request_files(request)
     urls = web_urls(request)
     unknown = [f for f in attached if file_kind(f) not in (*MEDIA_KINDS, "data")]
     tables = table_files(request)
     found = {kind: [*named[kind], *unknown, *urls] for kind in MEDIA_KINDS}
     found["table"] = [*tables, *unknown, *urls]
+    found["mark"] = [mark for mark in text_marks() if mark.lower() in (request or "").lower()]
     return {kind: tuple(dict.fromkeys(values)) for kind, values in found.items()}
 
 

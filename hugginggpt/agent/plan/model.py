@@ -138,7 +138,16 @@ def _flatten_text(value: Any) -> str:
 
 
 def describe_tools(tools: list[Any], table: dict[str, TaskSpec] | None = None) -> dict[str, TaskSpec]:
-    """The available tasks by name: a table task is its ``TaskSpec``, another tool the spec its argument
-    schema gives (``tools/table.tool_spec``)."""
+    """The available tasks by name: a tool that carries its own spec (``metadata["spec"]``: a benchmark
+    domain's tool reading another kind than the table's task, ``eval/compare.placeholder_tools``) is that
+    spec, a table task its ``TaskSpec``, another tool the spec its argument schema gives
+    (``tools/table.tool_spec``)."""
     table = table or {}
-    return {t.name: table[t.name] if t.name in table else tool_spec(t) for t in tools}
+
+    def spec_of(tool: Any) -> TaskSpec:
+        own = (getattr(tool, "metadata", None) or {}).get("spec")
+        if own is not None:
+            return TaskSpec.model_validate(own)
+        return table[tool.name] if tool.name in table else tool_spec(tool)
+
+    return {t.name: spec_of(t) for t in tools}

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hugginggpt.agent.plan.check import (is_placeholder, map_misread, media_as_text, photo_drawing, readable_media,
-                                         unreadable_table)
+from hugginggpt.agent.plan.check import (article, is_placeholder, map_misread, media_as_text, photo_drawing,
+                                         readable_media, table_shown_as, unreadable_table)
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import (CANONICAL_REF, Plan, PlanTask, Repair, done_on_file, media_read,
                                          replace_refs, whole_ref)
@@ -114,10 +114,12 @@ def readable_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair
     argument's kind, else (a whole reference or a media file) the request's one file of that kind; a text
     argument that is such a whole reference, with no earlier task writing a text, reads the text of the
     conversation's last answer when there is one (a follow-up's "summarize it": the transcript just given). A table
-    argument that is no file the request gives reads the one file of the request its text holds among
-    other words, else the request's one table file; with neither its task is taken out (a text is no table:
-    a passage of the request written as a table cannot run), and a later text argument that is its whole
-    output reads that passage instead (a question answered from the "classified" document reads the document)."""
+    argument naming pictures, sounds or videos only takes its task out (no table task reads a table shown in a
+    picture: ``check.table_shown_as``). A table argument that is no file the request gives reads the one file of
+    the request its text holds among other words, else the request's one table file; with neither its task is
+    taken out (a text is no table: a passage of the request written as a table cannot run), and a later text
+    argument that is its whole output reads that passage instead (a question answered from the "classified"
+    document reads the document)."""
     walk = _ArgumentWalk(plan, ctx)
     ids = {t.id for t in plan.tasks}
     passed: dict[int, str] = {}  # a task taken out for a text given as its table: that text
@@ -153,6 +155,10 @@ def readable_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair
                                 f"replaced by <resource>-{source.id} ({source.task})")
                 return f"<resource>-{source.id}"
             return walk.one_file_or_reject(task, name, kind, value)
+        if kind == "table" and (shown := table_shown_as(value)) is not None:
+            walk.reject(task, name, kind, repr(value[:60]), f"which is {article(shown)} {shown}, not a table file "
+                                                              "(CSV, TSV, Excel or JSON)")
+            return value
         if kind == "table" and unreadable_table(value, ctx):
             inside = ctx.file_within(value)
             if inside is not None:

@@ -81,7 +81,7 @@ def known_arguments(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
         if missing:
             repairs.append(rejected(task, f"task {task.id} ({task.task}) is missing required argument(s) {missing}"))
             continue
-        lacking = next((a for a in info.args if unmarked(a, args.get(a.name), by_id, ctx.known)), None)
+        lacking = next((a for a in info.args if unmarked(a, args.get(a.name), by_id, ctx.known, ctx.request)), None)
         if lacking is not None:
             repairs.append(rejected(task, f"task {task.id} ({task.task}) works on a {lacking.name} with "
                                           f"{' or '.join(lacking.marks or ())} in it, and "
