@@ -3,6 +3,8 @@ the LLM, so a change to which answers are re-asked or kept is measured exactly, 
 Run from the repository root: python docs/results/dev-ab/s15/replay.py IN.json OUT.json
 VARIANT=nowants+nonempty (variants.py) applies a rule to the planner as it was before session 15;
 REASK_LIVE=1 keeps the recorded first answers and asks the GGUF model for every re-ask (a changed re-ask prompt).
+MISSING_LIVE=1 asks the GGUF model only for the answers the recording lacks (a plan newly re-asked); with
+LIVE_IDS=FILE, also for every answer of the rows FILE names (a first answer the current grammar would not allow).
 WANTS_RESAMPLE=T: a kept plan that makes none of a kind its answer says is wanted is asked again (the same prompt,
 temperature T, another seed) and replaced by the new answer when that one delivers what it says and needs no re-ask.
 RESAMPLE_NOTE=1 (with RESAMPLE=T): the first prompt with the error added to the request, sampled afresh.
@@ -25,11 +27,14 @@ from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
 src, dst = sys.argv[1], sys.argv[2]
 d = json.load(open(src))
-if not os.environ.get('REASK_LIVE'):
+if not (os.environ.get('REASK_LIVE') or os.environ.get('MISSING_LIVE')):
     ConstrainedCache.get = lambda self, *a, **k: None
 state = {}
 _orig_ask = P._Attempt._ask
 LIVE = os.environ.get('REASK_LIVE')
+MISSING_LIVE = os.environ.get('MISSING_LIVE')  # only the answers the recording lacks are asked of the GGUF model
+# LIVE_IDS=FILE (with MISSING_LIVE=1): the rows named in FILE (one id a line) are planned live from the start
+LIVE_IDS = set(open(os.environ['LIVE_IDS']).read().split()) if os.environ.get('LIVE_IDS') else set()
 async def _ask(self, messages, config, stage, model=None):
     if LIVE and stage != 'planning':
         state['live'] = state.get('live', 0) + 1
@@ -53,6 +58,9 @@ async def _ask(self, messages, config, stage, model=None):
         return await _orig_ask(self, messages, config, stage, model)
     raws = state['raws']
     i = len(self.raw_outputs)
+    if i >= len(raws) and MISSING_LIVE:
+        state['live'] = state.get('live', 0) + 1
+        return await _orig_ask(self, messages, config, stage, model)
     if i >= len(raws):
         state['missing'] = True
         raise P.PlanError('no recorded answer')
@@ -88,14 +96,14 @@ if os.environ.get('RESAMPLE') or os.environ.get('WANTS_RESAMPLE'):
             p['temperature'] = float(os.environ.get('RESAMPLE') or os.environ['TEMP']); p['seed'] = 1
         return p
     _lc.LlamaCppChatModel._params = _params
-if os.environ.get('REASK_LIVE'):
+if LIVE or MISSING_LIVE:
     from hugginggpt.llm import load_llm
     llm = load_llm('gguf:' + pq.gguf_path('qwen2.5-coder-1.5b'), temperature=0.2, n_threads=2, n_ctx=8192)
 else:
     llm = FakeListChatModel(responses=['x'])
 tb = d['set'] == 'taskbench'
 if tb:
-    dataset = load_taskbench(pq.TASKBENCH); mapping = TaskBenchMapping(dataset.tools); tasks = mapping.domain_tasks()
+    dataset = load_taskbench(pq.TASKBENCH); mapping = TaskBenchMapping(dataset.tools); tasks = mapping.domain_specs()
 else:
     reqs = {r.id: r for r in load_real_requests(pq.REAL_REQUESTS)}
     from hugginggpt.tools.table import task_table
@@ -105,7 +113,7 @@ with tempfile.TemporaryDirectory() as tmp:
     agent = GlobalPlanAgent(llm, tools=placeholder_tools(tasks, root=tmp), workspace_root=tmp)
     for row in d['rows']:
         h = row['harness']
-        state.clear(); state['raws'] = h['raw']
+        state.clear(); state['raws'] = [] if row['id'] in LIVE_IDS else h['raw']
         if tb:
             planned = asyncio.run(pq.plan_one(agent, h['request']))
         else:
