@@ -7,6 +7,7 @@ repair is recorded with its reason.
 
 import pytest
 
+from hugginggpt.agent.plan.check import problems
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.passes import validate_plan
 from hugginggpt.tools.resources.mentions import listed_files, request_files, table_files
@@ -304,12 +305,28 @@ def test_an_image_argument_reading_a_label_reads_the_request_s_one_image(known):
     assert "which makes no image: now the request's image 'photo.jpg'" in reasons(repairs)
 
 
+def test_a_last_step_reading_a_wrong_kind_with_nothing_to_read_instead_is_taken_out(known):
+    """Text-to-speech of a speech cannot run, and no other step reads it: it goes, nothing with it."""
+    raw = [step("text-to-speech", 0, text="hello"), step("text-to-speech", 1, text="<resource>-0")]
+    plan, repairs = validate_plan(raw, known, "Say hello, then say it again")
+    assert [t.task for t in plan.tasks] == ["text-to-speech"]
+    assert ("rejected: task 1 (text-to-speech): argument 'text' reads task 0 (text-to-speech), which makes no text, "
+            "and no earlier task does") in reasons(repairs)
+    assert problems(plan, PlanContext.of(known, "Say hello, then say it again")) == []
+
+
 def test_a_wrong_kind_read_with_nothing_to_read_instead_is_left_for_execution(known):
     from hugginggpt.tools.table import ArgSpec, TaskSpec
 
-    raw = [step("text-to-speech", 0, text="hello"), step("text-to-speech", 1, text="<resource>-0")]
-    plan, repairs = validate_plan(raw, known, "Say hello, then say it again")
+    # read further: taking it out would take its readers with it
+    raw = [step("text-to-speech", 0, text="hello"), step("text-to-speech", 1, text="<resource>-0"),
+           step("audio-to-audio", 2, audio="<resource>-1")]
+    plan, repairs = validate_plan(raw, known, "Say hello, say it again and clean that up")
     assert plan.by_id[1].args["text"] == "<resource>-0" and "makes no" not in reasons(repairs)
+    # named among other words
+    raw = [step("text-to-image", 0, text="a cat"), step("text-generation", 1, text="a poem about <resource>-0")]
+    plan, repairs = validate_plan(raw, known, "Draw a cat and write a poem about it")
+    assert len(plan.tasks) == 2 and "makes no" not in reasons(repairs)
     # a tool whose outputs are not declared may make anything: its readers are trusted
     echo = TaskSpec(name="echo", description="Shout a text back.", in_table=False,
                     args=[ArgSpec(name="text", kind="text", required=True, description="")])

@@ -409,3 +409,26 @@ async def test_a_step_written_twice_is_re_asked_and_the_answer_that_mends_it_is_
     result = await plan_with(llm, tasks, "Caption cat.png and read it aloud")
     assert len(llm.prompts) == 2 and len(result.plan.tasks) == 3
     assert result.repairs[-1]["reason"].endswith("the second answer was not used (it does not mend what the re-ask named)")
+
+
+async def test_of_two_answers_that_each_lose_a_task_the_one_keeping_more_tasks_is_used():
+    """Each answer has one step that cannot run (a text read from a picture, read by no other step), which
+    validation takes out: the re-ask's answer is used when it keeps as many tasks as the first, and the first
+    stays when the second keeps fewer."""
+    draw = {"task": "text-to-image", "id": 0, "args": {"text": "a tiny house in a forest"}}
+    first = [draw, {"task": "feature-extraction", "id": 1, "args": {"text": "<resource>-0"}},
+             {"task": "image-text-to-image", "id": 2, "args": {"image": "<resource>-0", "prompt": "winter"}}]
+    second = [draw, {"task": "depth-estimation", "id": 1, "args": {"image": "<resource>-0"}},
+              {"task": "depth-text-to-image", "id": 2, "args": {"image": "<resource>-1", "text": "a winter house"}},
+              {"task": "text-to-audio", "id": 3, "args": {"text": "<resource>-2"}}]
+    request = "Make a picture of a tiny house in a forest, estimate its depth, and draw a winter version along it"
+    tasks = task_table()
+    result = await plan_with(script(first, second), tasks, request)
+    assert [t.task for t in result.plan.tasks] == ["text-to-image", "depth-estimation", "depth-text-to-image"]
+    assert result.repairs[0]["reason"].startswith("re-asked after: rejected: task 1 (feature-extraction)")
+
+    shorter = [draw, {"task": "text-to-audio", "id": 1, "args": {"text": "<resource>-0"}}]
+    result = await plan_with(script(first, shorter), tasks, request)
+    assert [t.task for t in result.plan.tasks] == ["text-to-image", "image-text-to-image"]
+    assert result.repairs[-1]["reason"].endswith(
+        "the second answer was not used (it keeps fewer tasks and loses some to rejections too)")

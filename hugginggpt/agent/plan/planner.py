@@ -17,8 +17,8 @@ a controller that samples (a temperature to set) is asked the same prompt again,
 temperature with the next seed (``llm/sampling.py``); any other model is shown its answer and the
 reason. (Shown the reason, Qwen2.5-Coder-1.5B mostly gives up with an empty plan, whatever its temperature;
 drawn afresh it writes another plan: docs/results/dev-ab "Session 23".) The second answer replaces the
-first unless it loses more tasks to rejections, has no task where the first kept some, or leaves what it
-was asked to mend (a file still unread, a step still written twice) while the first lost no task; a re-ask
+first unless it loses more tasks to rejections, keeps fewer tasks while losing some to rejections too, has
+no task where the first kept some, or leaves what it was asked to mend (a file still unread, a step still written twice) while the first lost no task; a re-ask
 the LLM fails to answer (an ``LLMError``, such as a prompt longer than its context) leaves the first
 answer, with a note. A plan that makes none of a kind the answer says the user wants is kept, with a
 note in its repairs (the model's statement of what is wanted is less reliable than its plan: re-asking on
@@ -316,11 +316,14 @@ def _why_first_stays(second: _Answer, first: _Answer, *, mended: bool) -> str | 
     """Why the first answer is kept rather than the re-ask's, None when the re-ask's is used: it has no task
     and the first kept some; more of its tasks were rejected; or the first lost no task (it was re-asked for
     a file it left unread, or a step written twice) and the second is not ``mended`` (it has a problem the
-    re-ask would name)."""
+    re-ask would name); or it keeps fewer tasks than the first and loses some to rejections too (two answers
+    that each lost a step: the one that kept more of the plan)."""
     if not second.plan.tasks and first.plan.tasks:
         return "it has no task"
     if len(_rejections(second.repairs)) > len(_rejections(first.repairs)):
         return "it loses more tasks to rejections"
+    if len(second.plan.tasks) < len(first.plan.tasks) and _rejections(second.repairs):
+        return "it keeps fewer tasks and loses some to rejections too"
     if not mended and not _rejections(first.repairs):
         return "it does not mend what the re-ask named"
     return None

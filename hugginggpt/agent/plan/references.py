@@ -184,10 +184,13 @@ def kind_true_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repai
     """An argument that reads a task making no output of the argument's kind (a text-to-speech reading
     another's audio as its text, an object detection reading a classifier's label as its image) reads
     the nearest earlier task that makes that kind instead, else (a whole reference to a media kind)
-    the request's one file of that kind; with neither it is left for execution to report. Only text
-    and media arguments, and only tasks whose outputs are known, are checked."""
+    the request's one file of that kind; with neither, a media argument takes its task out, and so does a
+    text that is wholly such a reference in a task no other task reads (text-to-audio of a depth map: it
+    cannot run, and taking it out takes nothing else with it); other texts are left for execution. Only text and media arguments, and only tasks whose
+    outputs are known, are checked."""
     walk = _ArgumentWalk(plan, ctx)
     by_id = plan.by_id
+    read = {n for t in plan.tasks for n in t.references()}
 
     def fix(task: PlanTask, position: int, name: str, kind: str, value: str) -> str:
         wrong = sorted({n for n in map(int, CANONICAL_REF.findall(value))
@@ -198,7 +201,7 @@ def kind_true_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repai
         made = ", ".join(f"task {n} ({by_id[n].task})" for n in wrong)
         new = walk.reread(task, position, kind, value, wrong, f"argument {name!r} read {made}, which makes no {kind}:",
                           ("now reads", "now"))
-        if new == value and kind in MEDIA_KINDS:
+        if new == value and (kind in MEDIA_KINDS or (whole_ref(value) is not None and task.id not in read)):
             walk.reject(task, name, kind, made, f"which makes no {kind}, and no earlier task does")
         return new
 
