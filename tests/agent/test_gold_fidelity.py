@@ -200,6 +200,10 @@ def runnable_plans(draw):
                     and any(a.kind == "text" for a in info.args)):
                 # an edit or restyling of a condition map is no correct plan: its drawing task draws along it
                 producers = [p for p in producers if not ALL_TASKS[plan[p]["task"]].drawn_by]
+            if kind == "image" and "image" in info.outputs and ("data" in info.outputs or info.drawn_by or any(
+                    s.map_by == info.name for s in ALL_TASKS.values())):
+                # an analysis or a map of the picture the same task drew is no correct plan (check.own_marks)
+                producers = [p for p in producers if plan[p]["task"] != info.name]
             if kind == "image" and info.draws_on_map:
                 # a drawing along a condition map reads a map: never a photo the user gives, a generated
                 # picture or another drawing

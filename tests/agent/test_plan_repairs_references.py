@@ -9,6 +9,7 @@ import pytest
 
 from hugginggpt.agent.plan.check import problems
 from hugginggpt.agent.plan.context import PlanContext
+from hugginggpt.agent.plan.parse import read_plan
 from hugginggpt.agent.plan.passes import validate_plan
 from hugginggpt.tools.resources.mentions import listed_files, request_files, table_files
 from hugginggpt.tools import task_table
@@ -401,3 +402,36 @@ def test_a_misread_image_in_a_request_that_gives_images_is_not_made_a_drawing(kn
     plan, repairs = validate_plan(raw, known, "write a caption, classify a.jpg or b.jpg and animate it")
     assert [t.task for t in plan.tasks] == ["text-generation"]
     assert "makes that from what it reads" not in reasons(repairs)
+
+
+@pytest.mark.parametrize("request_text", [
+    "Detect what's in floor.jpg, answer 'are the workers wearing helmets?', and write a safety note on it",
+    "检测 floor.jpg 里的东西，回答“工人戴安全帽了吗？”，再据此写一段安全提示",
+])
+def test_an_analysis_of_the_picture_the_same_task_drew_is_taken_out(known, request_text):
+    """Kinds and names only: a detection of the boxes a detection drew finds nothing new; its reader reads the
+    first detection, and the step is rejected (the planner asks again for what it stood for)."""
+    raw = [step("object-detection", 0, image="floor.jpg"), step("object-detection", 1, image="<resource>-0"),
+           step("image-to-text", 2, image="<resource>-1")]
+    ctx = PlanContext.of(known, request_text)
+    assert problems(read_plan(raw)[0], ctx) == [
+        "task 1: object-detection reads the picture task 0 (object-detection) drew of its own input"]
+    plan, repairs = validate_plan(raw, known, request_text)
+    assert [(t.task, t.args) for t in plan.tasks] == [("object-detection", {"image": "floor.jpg"}),
+                                                      ("image-to-text", {"image": "<resource>-0"})]
+    assert any(r["reason"].startswith("rejected: task 1 (object-detection): argument 'image' reads the picture task 0")
+               for r in repairs)
+    assert problems(plan, ctx) == []
+
+
+def test_a_map_of_a_map_goes_and_other_repeated_image_steps_stay(known):
+    raw = [step("text-to-image", 0, text="a house"), step("depth-estimation", 1, image="<resource>-0"),
+           step("depth-estimation", 2, image="<resource>-1")]
+    plan, _ = validate_plan(raw, known, "Draw a house and give me its depth map")
+    assert [t.task for t in plan.tasks] == ["text-to-image", "depth-estimation"]
+    # a restyling of a restyling, a detection in a segmentation's picture: steps that can be asked for
+    raw = [step("image-to-image", 0, image="scan.jpg"), step("image-to-image", 1, image="<resource>-0"),
+           step("image-segmentation", 2, image="<resource>-1"), step("object-detection", 3, image="<resource>-2")]
+    plan, repairs = validate_plan(raw, known, "Upscale scan.jpg, colorize it, segment it, find objects in that")
+    assert [t.task for t in plan.tasks] == ["image-to-image", "image-to-image", "image-segmentation", "object-detection"]
+    assert not [r for r in repairs if r["reason"].startswith("rejected")]

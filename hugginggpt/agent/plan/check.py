@@ -6,12 +6,13 @@ toward and the planner checks its final plan against.
 is neither a file the request names, a URL nor a whole reference to a task making that kind, a text
 without the mark its argument needs (fill-mask's mask token: ``unmarked``), a
 reference to the task itself, to no task or to a task making no output of the argument's kind, a
-whole-value placeholder written instead of a reference, a table file the request does not give, an edit or
+whole-value placeholder written instead of a reference, a table file the request does not give, an analysis
+or map of the picture the same task drew (``own_marks``), an edit or
 restyling of a condition map (``map_misread``), a drawing along a map written on a picture that is no map
 (``photo_drawing``: a photo the user gives, a generated picture, another drawing), a media file given as
 a text where a task reads that file (``media_as_text``), a cycle. The predicates the passes decide by
 (``readable_media``, ``unreadable_table``, ``is_placeholder``, ``map_misread``, ``photo_drawing``,
-``media_as_text``) live here too. A plan with no problems passes every validity pass unchanged (the
+``media_as_text``, ``own_marks``) live here too. A plan with no problems passes every validity pass unchanged (the
 property tests and the gold-fidelity test hold the passes to it).
 """
 
@@ -74,6 +75,10 @@ def problems(plan: Plan, ctx: PlanContext) -> list[str]:
             _, photo, maker = on_photo
             found.append(f"task {task.id}: {task.task} draws along a map, not on the picture {photo!r} ({maker} "
                          "makes its map)")
+        marked = own_marks(task, by_id, ctx)
+        if marked is not None:
+            found.append(f"task {task.id}: {task.task} reads the picture task {marked[1].id} ({task.task}) drew of its "
+                         "own input")
         as_text = media_as_text(task, ctx)
         if as_text is not None:
             found.append(f"task {task.id}: {task.task} reads the file {as_text.file!r} as its {as_text.arg} ("
@@ -188,6 +193,22 @@ def photo_drawing(task: PlanTask, by_id: dict[int, PlanTask], ctx: PlanContext) 
     if source is None or not source.produces("image") or is_map_maker(source.name, ctx):
         return None
     return image, value, maker.name
+
+
+def own_marks(task: PlanTask, by_id: Mapping[int, PlanTask], ctx: PlanContext) -> tuple[str, PlanTask] | None:
+    """``(image argument, earlier task)`` when ``task`` reads, as its image, the picture an earlier task of the
+    same name made of its own input, and that task marks what it reads: an analysis that draws its findings
+    on a copy (it makes an image and ``data``: boxes, masks, keypoints) or a condition map (``is_map_maker``).
+    Detecting objects in the picture a detection drew, or estimating the depth of a depth map, finds nothing
+    the first step did not: no correct plan has such a step (``references.own_marks_read``). None otherwise."""
+    spec = ctx.known.get(task.task)
+    if spec is None or "image" not in spec.outputs or not ("data" in spec.outputs or is_map_maker(spec.name, ctx)):
+        return None
+    for arg in spec.args:
+        source = by_id.get(whole_ref(task.args.get(arg.name))) if arg.kind == "image" else None  # type: ignore[arg-type]
+        if source is not None and source.task == task.task and source.id != task.id:
+            return arg.name, source
+    return None
 
 
 def is_map_maker(name: str, ctx: PlanContext) -> bool:

@@ -28,7 +28,8 @@ from hugginggpt.agent.plan.parse import read_plan
 from hugginggpt.agent.plan.preference import (each_listed_file, given_files_named_in_texts,
                                               without_analyses_of_the_message, without_repeated_analyses)
 from hugginggpt.agent.plan.references import (drawings_on_maps, drawings_on_photos, kind_true_references,
-                                              makers_of_what_is_read, media_read_as_text, readable_references)
+                                              makers_of_what_is_read, media_read_as_text, own_marks_read,
+                                              readable_references)
 from hugginggpt.agent.plan.validity import known_arguments, known_task_names, rebuilt_dep, runnable_graph
 from hugginggpt.tools.table import TaskSpec
 
@@ -54,6 +55,7 @@ PASSES: tuple[PlanPass, ...] = (
     PlanPass("own-message", "preference", without_analyses_of_the_message),
     PlanPass("makers", "validity", makers_of_what_is_read),
     PlanPass("kinds", "validity", kind_true_references),
+    PlanPass("own-marks", "validity", own_marks_read),
     PlanPass("maps", "validity", drawings_on_maps),
     PlanPass("photo-maps", "validity", drawings_on_photos),
     PlanPass("listed-files", "preference", each_listed_file),

@@ -1,6 +1,7 @@
 """Validity passes on what arguments read: a reference to the task itself or to no task, a media file
-that neither the request nor an earlier task has, a placeholder written instead of a reference, and
-a reference to a task that makes no output of the argument's kind. Each of these fails when it runs;
+that neither the request nor an earlier task has, a placeholder written instead of a reference,
+a reference to a task that makes no output of the argument's kind, and an analysis of the picture the same
+task drew (``own_marks_read``). Each of these fails when it runs;
 the argument then reads the nearest earlier task that makes its kind, else the request's one file of
 that kind, else it is left for ``runnable_graph`` to reject (or execution to report).
 
@@ -14,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from hugginggpt.agent.plan.check import (article, is_placeholder, map_misread, media_as_text, photo_drawing,
-                                         readable_media, table_shown_as, unreadable_table)
+from hugginggpt.agent.plan.check import (article, is_placeholder, map_misread, media_as_text, own_marks,
+                                         photo_drawing, readable_media, table_shown_as, unreadable_table)
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import (CANONICAL_REF, Plan, PlanTask, Repair, done_on_file, media_read,
                                          replace_refs, whole_ref)
@@ -206,6 +207,30 @@ def kind_true_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repai
         return new
 
     return walk.run(fix, kinds=("text", *MEDIA_KINDS))
+
+
+def own_marks_read(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
+    """A step that runs an analysis or a map maker on the picture the same task drew of its own input
+    (``check.own_marks``: object detection of the boxes a detection drew, a mask generation of its masks) is
+    taken out, and the tasks that read it read that earlier task instead: what the step was written for is
+    another part of the request, which the planner asks for again. Reads task names and the plan's graph."""
+    by_id = plan.by_id
+    moved: dict[int, int] = {}
+    repairs: list[Repair] = []
+    for task in plan.tasks:
+        marked = own_marks(task, by_id, ctx)
+        if marked is None:
+            continue
+        name, source = marked
+        moved[task.id] = moved.get(source.id, source.id)
+        repairs.append(rejected(task, f"task {task.id} ({task.task}): argument {name!r} reads the picture task "
+                                      f"{source.id} ({source.task}) drew of its own input: {task.task} of its own "
+                                      "marks finds nothing new; each step does its own part of the request"))
+    if not moved:
+        return plan, repairs
+    tasks = [t.model_copy(update={"args": replace_refs(t.args, moved)}) if t.references() & moved.keys() else t
+             for t in plan.tasks if t.id not in moved]
+    return plan.model_copy(update={"tasks": tasks}), repairs
 
 
 def makers_of_what_is_read(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
