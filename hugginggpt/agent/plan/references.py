@@ -187,8 +187,8 @@ def kind_true_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repai
     the nearest earlier task that makes that kind instead, else (a whole reference to a media kind)
     the request's one file of that kind; with neither, a media argument takes its task out, and so does a
     text that is wholly such a reference in a task no other task reads (text-to-audio of a depth map: it
-    cannot run, and taking it out takes nothing else with it); other texts are left for execution. Only text and media arguments, and only tasks whose
-    outputs are known, are checked."""
+    cannot run, and taking it out takes nothing else with it); other texts are left for execution. Only
+    text and media arguments, and only tasks whose outputs are known, are checked."""
     walk = _ArgumentWalk(plan, ctx)
     by_id = plan.by_id
     read = {n for t in plan.tasks for n in t.references()}
