@@ -6,14 +6,14 @@ toward and the planner checks its final plan against.
 is neither a file the request names, a URL nor a whole reference to a task making that kind, a text
 without the mark its argument needs (fill-mask's mask token: ``unmarked``), a
 reference to the task itself, to no task or to a task making no output of the argument's kind, a
-whole-value placeholder written instead of a reference, a table file the request does not give, an analysis
-or map of the picture the same task drew (``own_marks``), an edit or
-restyling of a condition map (``map_misread``), a drawing along a map written on a picture that is no map
-(``photo_drawing``: a photo the user gives, a generated picture, another drawing), a media file given as
-a text where a task reads that file (``media_as_text``), a cycle. The predicates the passes decide by
-(``readable_media``, ``unreadable_table``, ``is_placeholder``, ``map_misread``, ``photo_drawing``,
-``media_as_text``, ``own_marks``) live here too. A plan with no problems passes every validity pass unchanged (the
-property tests and the gold-fidelity test hold the passes to it).
+whole-value placeholder written instead of a reference, a table file the request does not give, an
+analysis or map of the picture the same task drew (``own_marks``), an edit or restyling of a condition map
+(``map_misread``), a drawing along a map written on a picture that is no map (``photo_drawing``: a photo
+the user gives, a generated picture, another drawing), a media file given as a text where a task reads
+that file (``media_as_text``), a cycle. The predicates the passes decide by (``readable_media``,
+``unreadable_table``, ``is_placeholder``, ``map_misread``, ``photo_drawing``, ``media_as_text``,
+``own_marks``) live here too. A plan with no problems passes every validity pass unchanged (the property
+tests and the gold-fidelity test hold the passes to it).
 """
 
 from __future__ import annotations
@@ -205,7 +205,8 @@ def own_marks(task: PlanTask, by_id: Mapping[int, PlanTask], ctx: PlanContext) -
     if spec is None or "image" not in spec.outputs or not ("data" in spec.outputs or is_map_maker(spec.name, ctx)):
         return None
     for arg in spec.args:
-        source = by_id.get(whole_ref(task.args.get(arg.name))) if arg.kind == "image" else None  # type: ignore[arg-type]
+        value = task.args.get(arg.name)
+        source = by_id.get(whole_ref(value)) if arg.kind == "image" and isinstance(value, str) else None
         if source is not None and source.task == task.task and source.id != task.id:
             return arg.name, source
     return None

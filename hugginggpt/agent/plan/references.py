@@ -1,9 +1,9 @@
 """Validity passes on what arguments read: a reference to the task itself or to no task, a media file
-that neither the request nor an earlier task has, a placeholder written instead of a reference,
-a reference to a task that makes no output of the argument's kind, and an analysis of the picture the same
-task drew (``own_marks_read``). Each of these fails when it runs;
-the argument then reads the nearest earlier task that makes its kind, else the request's one file of
-that kind, else it is left for ``runnable_graph`` to reject (or execution to report).
+that neither the request nor an earlier task has, a placeholder written instead of a reference, a
+reference to a task that makes no output of the argument's kind, and an analysis of the picture the same
+task drew (``own_marks_read``). Each of these fails when it runs; the argument then reads the nearest
+earlier task that makes its kind, else the request's one file of that kind, else it is left for
+``runnable_graph`` to reject (or execution to report).
 
 These passes read only kinds (the task table's), file names and the plan's own graph: nothing in them
 depends on the request's language. A plan whose arguments all read what they can read comes back
