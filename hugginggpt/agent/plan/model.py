@@ -9,7 +9,7 @@ Reading an LLM's answer into a plan is ``parse.py``'s job; making it runnable, `
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -60,6 +60,12 @@ class Plan(BaseModel):
     def as_list(self) -> list[dict[str, Any]]:
         """The contract's ``[{"task", "id", "dep", "args"}]``, with ``step`` where the planner wrote one."""
         return [t.model_dump(exclude_none=True) for t in self.tasks]
+
+    def merged(self, moved: Mapping[int, int]) -> Plan:
+        """This plan without the tasks ``moved`` names, each task that read one reading ``moved[id]`` instead."""
+        return self.model_copy(update={"tasks": [
+            t.model_copy(update={"args": replace_refs(t.args, dict(moved))}) if t.references() & moved.keys() else t
+            for t in self.tasks if t.id not in moved]})
 
     def readers_of(self, ids: Collection[int]) -> list[PlanTask]:
         """The tasks that read a task of ``ids``, directly or through other tasks, each once, in the order a

@@ -21,8 +21,8 @@ first unless it loses more tasks to rejections, keeps fewer tasks while losing s
 no task where the first kept some, or leaves what it was asked to mend (a file still unread, a step still
 written twice) while the first lost no task; a re-ask the LLM fails to answer (an ``LLMError``, such as a
 prompt longer than its context) leaves the first answer, with a note. A plan that makes none of a kind the
-answer says the user wants is kept, with a note in its repairs (the model's statement of what is wanted is less reliable than its plan: re-asking on
-it lost plans; docs/results/dev-ab "Session 15").
+answer says the user wants is kept, with a note in its repairs (the model's statement of what is wanted is
+less reliable than its plan: re-asking on it lost plans; docs/results/dev-ab "Session 15").
 """
 
 from __future__ import annotations

@@ -24,13 +24,11 @@ def without_repeated_analyses(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[
     first_of: dict[tuple[str, str], PlanTask] = {}
     moved: dict[int, int] = {}
     repairs: list[Repair] = []
-    kept: list[PlanTask] = []
     for step in plan.tasks:
         key = work_key(step.task, replace_refs(step.args, moved))
         first = first_of.get(key)
         if first is None or "data" not in ctx.known[step.task].outputs:
             first_of.setdefault(key, step)
-            kept.append(step)
             continue
         moved[step.id] = first.id
         readers = [t for t in plan.tasks if t is not step and step.id in t.references()]
@@ -39,9 +37,7 @@ def without_repeated_analyses(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[
                                                                      if readers else "")})
     if not moved:
         return plan, repairs
-    tasks = [t.model_copy(update={"args": replace_refs(t.args, moved)}) if t.references() & moved.keys() else t
-             for t in kept]
-    return plan.model_copy(update={"tasks": tasks}), repairs
+    return plan.merged(moved), repairs
 
 
 _NOT_WORD = re.compile(r"\W+")

@@ -228,9 +228,7 @@ def own_marks_read(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
                                       "marks finds nothing new; each step does its own part of the request"))
     if not moved:
         return plan, repairs
-    tasks = [t.model_copy(update={"args": replace_refs(t.args, moved)}) if t.references() & moved.keys() else t
-             for t in plan.tasks if t.id not in moved]
-    return plan.model_copy(update={"tasks": tasks}), repairs
+    return plan.merged(moved), repairs
 
 
 def makers_of_what_is_read(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
