@@ -101,6 +101,8 @@ TABLE: tuple[Setting, ...] = (
     Setting("HUGGINGGPT_PROMPT_CACHE", "disk", "llama.cpp prompt-prefix cache: `disk` (RAM and disk), `ram` or `off`"),
     Setting("HUGGINGGPT_GRAMMAR_SAMPLING", "checked", "embedded JSON grammar: `checked` (the drawn token "
             "checked, redrawn if refused) or `full` (llama-cpp-python's own sampler)"),
+    Setting("HUGGINGGPT_JUMP_FORWARD", "on", "embedded JSON grammar: `on` decodes the text the grammar forces "
+            "in one batch (with `checked` sampling), `off` one token at a time"),
     Setting("HUGGINGGPT_VERBOSE", None, "any value: the CLI keeps library logs and progress bars"),
     Setting("HUGGINGGPT_DIFFUSION_STEPS", "25", "denoising steps of diffusion tasks when the call does not say"),
     Setting("HUGGINGGPT_CONTROLNET_BASE", None, "base pipeline (folder or Hub id) of ControlNet tasks; unset: "

@@ -25,8 +25,9 @@ _TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float3
 class GrammarCheckedSampler:
     """Stands in for llama-cpp-python's ``LlamaSampler`` while one grammar-constrained completion runs."""
 
-    def __init__(self, llama: Any, free: _internals.LlamaSampler, grammar: _internals.LlamaSampler):
+    def __init__(self, llama: Any, free: _internals.LlamaSampler, grammar: _internals.LlamaSampler, text: str = ""):
         self.llama = llama
+        self.text = text  # the grammar's GBNF text
         self.free = free  # the configured chain (penalties, top-k/p, temperature, draw) without the grammar
         self.grammar = grammar  # a chain holding only the grammar: its state follows the accepted tokens
         self._one = (llama_cpp.llama_token_data * 1)()
@@ -74,6 +75,6 @@ def check_grammar_after_drawing(llama: Any) -> None:
             return free
         only_grammar = _internals.LlamaSampler()
         only_grammar.add_grammar(llama._model, grammar)
-        return GrammarCheckedSampler(llama, free, only_grammar)
+        return GrammarCheckedSampler(llama, free, only_grammar, getattr(grammar, "_grammar", ""))
 
     llama._init_sampler = init_sampler

@@ -10,7 +10,7 @@ element's schema naming the state the next element is chosen in (``{"start": S, 
 input that the request and the tasks before it give. JSON Schema has no such keyword: a validator ignores
 it, and the array's standard keywords say what it allows in general. Everything else is llama-cpp-python's
 converter (``llama_cpp.llama_grammar.SchemaConverter``), so grammars of schemas
-without that pair are the ones llama-cpp-python makes.
+without that pair are the ones llama-cpp-python makes, spaced one way (``one_spacing``).
 
 Every structured answer of the embedded model decodes under ``schema_llama_grammar(schema)``: made once
 per schema (an LRU keyed by the schema's JSON, key order kept: it is the grammar's property order), where
@@ -111,7 +111,25 @@ def _grammar_text(schema_json: str) -> str:
     converter = _converter_class()(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
     schema = converter.resolve_refs(json.loads(schema_json), "stdin")
     converter.visit(schema, "")
-    return converter.format_grammar()
+    return one_spacing(converter.format_grammar())
+
+
+#: llama-cpp-python's converter lets an optional space follow every ``{``, ``[``, ``,``, ``:`` and value. The JSON
+#: is written as ``json.dumps`` writes it (the layout of the prompts' examples, which the model follows): one space
+#: after ``,`` and ``:``, none elsewhere. The text the grammar forces is then one string (``jump_forward.py``).
+_SPACED = {'"," space': '", "', '":" space': '": "', '"{" space': '"{"', '"[" space': '"["'}
+_SPACE_RULE = 'space ::= " "?'
+
+
+def one_spacing(grammar: str) -> str:
+    """``grammar`` (the converter's GBNF) with its JSON spaced one way: ``{"a": [1, 2]}``."""
+    lines = grammar.splitlines()
+    if _SPACE_RULE not in lines:
+        return grammar
+    text = "\n".join('space ::= ""' if line == _SPACE_RULE else line for line in lines)
+    for spaced, one in _SPACED.items():
+        text = text.replace(spaced, one)
+    return text + "\n"
 
 
 def needs_own_grammar(schema: Any) -> bool:

@@ -150,6 +150,10 @@ def _load_llama(path: str, n_ctx: int, n_threads: int, n_gpu_layers: int, seed: 
             from hugginggpt.llm.grammar_sampling import check_grammar_after_drawing
 
             check_grammar_after_drawing(llama)
+            if config.value("jump_forward") != "off":
+                from hugginggpt.llm.jump_forward import use_forced_text
+
+                use_forced_text(llama)
         if not _LOADED:
             atexit.register(_close_all)
         _LOADED[key] = (llama, FairLock())  # concurrent callers (server runs) are served in arrival order

@@ -28,6 +28,7 @@ def model(path: str, n_ctx: int, monkeypatch, mode: str) -> LlamaCppChatModel:
     """A model on its own ``Llama`` (one per context size), loaded with the sampling ``mode``."""
     monkeypatch.setenv("HUGGINGGPT_GRAMMAR_SAMPLING", mode)
     monkeypatch.setenv("HUGGINGGPT_PROMPT_CACHE", "off")
+    monkeypatch.setenv("HUGGINGGPT_JUMP_FORWARD", "off")  # sampling alone (batched decoding rounds differently)
     llm = LlamaCppChatModel(model_path=path, n_ctx=n_ctx, max_tokens=80, temperature=0.0)
     llm._client()
     return llm

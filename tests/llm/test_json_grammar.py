@@ -92,13 +92,14 @@ def test_another_schema_gets_its_own_grammar(counted, model):
 
 
 def test_a_schema_without_the_pair_gets_llama_cpp_python_s_own_grammar():
-    """Taking the conversion over changes no grammar: without ``prefixItems`` then ``items`` the text is
-    the one llama-cpp-python made from the response format (here the task table's plan schema)."""
+    """Taking the conversion over changes no grammar but its spacing: without ``prefixItems`` then ``items`` the
+    text is the one llama-cpp-python made from the response format (here the task table's plan schema)."""
     from hugginggpt.agent.plan.parse import plan_schema
 
     for schema in (PLAIN, plan_schema(task_table())):
         assert not json_grammar.needs_own_grammar(schema)
-        assert json_grammar.schema_grammar(schema) == llama_grammar.json_schema_to_gbnf(json.dumps(schema))
+        assert json_grammar.schema_grammar(schema) == json_grammar.one_spacing(
+            llama_grammar.json_schema_to_gbnf(json.dumps(schema)))
     assert json_grammar.schema_grammar(PREFIX_THEN_ITEMS) != llama_grammar.json_schema_to_gbnf(
         json.dumps(PREFIX_THEN_ITEMS))
 
@@ -154,6 +155,7 @@ def accepts(llama, grammar: str, text: str) -> bool:
     ('["c"]', False),
 ])
 def test_array_elements_follow_their_states(vocab, text, allowed):
+    """(``json.dumps``'s spacing, the one the grammar writes.)"""
     assert json_grammar.needs_own_grammar(STATES)
     assert accepts(vocab, json_grammar.schema_grammar(STATES), text) is allowed
 
@@ -175,3 +177,16 @@ def test_a_plan_grammar_follows_what_earlier_tasks_make(vocab):
     assert not accepts(vocab, grammar, plan(video, ("automatic-speech-recognition", {"audio": "<resource>-0"})))
     assert accepts(vocab, grammar, plan(("text-to-speech", {"text": "hi"}),
                                         ("automatic-speech-recognition", {"audio": "<resource>-0"})))
+
+
+@pytest.mark.parametrize("text, allowed", [
+    ('{"word": "a", "n": [1, 2]}', True),  # json.dumps's spacing: the prompts' examples are written so
+    ('{"word":"a","n":[1,2]}', False), ('{ "word": "a", "n": [1, 2] }', False), ('{"word": "a",\n "n": [1]}', False),
+])
+def test_the_json_is_spaced_one_way(vocab, text, allowed):
+    """One space after each comma and colon, none elsewhere: the text between two free values is then fixed, and
+    ``jump_forward.py`` decodes it in one batch."""
+    schema = {"type": "object", "required": ["word", "n"],
+              "properties": {"word": {"type": "string"}, "n": {"type": "array", "items": {"type": "integer"}}}}
+    assert accepts(vocab, json_grammar.schema_grammar(schema), text) is allowed
+    assert json_grammar.one_spacing("root ::= [a-z]") == "root ::= [a-z]"  # a grammar without the converter's spaces
