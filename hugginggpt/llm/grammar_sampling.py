@@ -44,10 +44,11 @@ class GrammarCheckedSampler:
         llama_cpp.llama_sampler_accept(self.grammar.sampler, token)
         return token
 
-    def _allowed(self, token: int) -> bool:
+    def _allowed(self, token: int, state: Any = None) -> bool:
+        """Whether the grammar allows ``token`` next: in its own state, or in ``state`` (a copy of it)."""
         self._one[0].id, self._one[0].logit, self._one[0].p = token, 0.0, 0.0
         self._one_array.size, self._one_array.selected, self._one_array.sorted = 1, -1, False
-        llama_cpp.llama_sampler_apply(self.grammar.sampler, ctypes.byref(self._one_array))
+        llama_cpp.llama_sampler_apply(self.grammar.sampler if state is None else state, ctypes.byref(self._one_array))
         return not math.isinf(self._one[0].logit)
 
     def _draw_allowed(self, ctx: Any, idx: int) -> int:

@@ -23,7 +23,6 @@ its own, and only its own.
 from __future__ import annotations
 
 import ctypes
-import math
 import re
 from typing import Any
 
@@ -124,13 +123,9 @@ class ForcedText:
         """The first of ``tokens`` that the grammar accepts one after another from its present state."""
         state = llama_cpp.llama_sampler_clone(sampler.grammar.sampler)
         try:
-            one = (llama_cpp.llama_token_data * 1)()
             kept = []
             for token in tokens:
-                one[0].id, one[0].logit, one[0].p = token, 0.0, 0.0
-                array = llama_cpp.llama_token_data_array(data=one, size=1, selected=-1, sorted=False)
-                llama_cpp.llama_sampler_apply(state, ctypes.byref(array))
-                if math.isinf(one[0].logit):
+                if not sampler._allowed(token, state):
                     break
                 llama_cpp.llama_sampler_accept(state, token)
                 kept.append(token)
