@@ -103,6 +103,8 @@ TABLE: tuple[Setting, ...] = (
             "checked, redrawn if refused) or `full` (llama-cpp-python's own sampler)"),
     Setting("HUGGINGGPT_JUMP_FORWARD", "on", "embedded JSON grammar: `on` decodes the text the grammar forces "
             "in one batch (with `checked` sampling), `off` one token at a time"),
+    Setting("HUGGINGGPT_CHOICE_CHECK", "on", "planning: `on` asks about each task name the embedded model chose "
+            "narrowly (between it and one or two others) in a question of its own, `off` keeps its answer"),
     Setting("HUGGINGGPT_VERBOSE", None, "any value: the CLI keeps library logs and progress bars"),
     Setting("HUGGINGGPT_DIFFUSION_STEPS", "25", "denoising steps of diffusion tasks when the call does not say"),
     Setting("HUGGINGGPT_CONTROLNET_BASE", None, "base pipeline (folder or Hub id) of ControlNet tasks; unset: "

@@ -19,6 +19,9 @@ import llama_cpp
 import numpy as np
 from llama_cpp import _internals
 
+#: How many of the model's highest-ranked tokens are looked through for a drawn token's runner-up.
+RUNNER_UP_TOP = 8
+RUNNER_UP_NONE = -1
 _TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)])
 
 
@@ -34,6 +37,9 @@ class GrammarCheckedSampler:
         self._one_array = llama_cpp.llama_token_data_array(data=self._one, size=1, selected=-1, sorted=False)
         self.drawn = 0
         self.redrawn = 0
+        #: each drawn token, the grammar-allowed token the model ranked next and how many logits below
+        #: (``RUNNER_UP_NONE`` and ``inf`` when no other allowed token is among the model's top ones)
+        self.draws: list[tuple[int, int, float]] = []
 
     def sample(self, ctx: Any, idx: int = -1) -> int:
         token = llama_cpp.llama_sampler_sample(self.free.sampler, ctx.ctx, idx)
@@ -41,8 +47,19 @@ class GrammarCheckedSampler:
         if not self._allowed(token):
             token = self._draw_allowed(ctx, idx)
             self.redrawn += 1
+        self.draws.append(self._runner_up(ctx, idx, token))
         llama_cpp.llama_sampler_accept(self.grammar.sampler, token)
         return token
+
+    def _runner_up(self, ctx: Any, idx: int, token: int) -> tuple[int, int, float]:
+        """``token``, the allowed token with the next highest logit among the model's top ``RUNNER_UP_TOP``,
+        and the gap between their logits (the model's own margin at this choice, before temperature)."""
+        logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(ctx.ctx, idx), shape=(self.llama.n_vocab(),))
+        top = np.argpartition(logits, -RUNNER_UP_TOP)[-RUNNER_UP_TOP:]
+        for other in top[np.argsort(-logits[top])]:
+            if int(other) != token and self._allowed(int(other)):
+                return token, int(other), float(logits[token] - logits[other])
+        return token, RUNNER_UP_NONE, math.inf
 
     def _allowed(self, token: int, state: Any = None) -> bool:
         """Whether the grammar allows ``token`` next: in its own state, or in ``state`` (a copy of it)."""
@@ -76,6 +93,33 @@ def check_grammar_after_drawing(llama: Any) -> None:
             return free
         only_grammar = _internals.LlamaSampler()
         only_grammar.add_grammar(llama._model, grammar)
-        return GrammarCheckedSampler(llama, free, only_grammar, getattr(grammar, "_grammar", ""))
+        sampler = GrammarCheckedSampler(llama, free, only_grammar, getattr(grammar, "_grammar", ""))
+        llama._checked_sampler = sampler  # the completion's, for ``close_calls`` after it
+        return sampler
 
     llama._init_sampler = init_sampler
+
+
+def close_calls(llama: Any, max_gap: float) -> list[dict[str, Any]]:
+    """The choices of the last grammar-checked completion of ``llama`` that the model made by at most
+    ``max_gap`` logits: where in the answer's text each was (``at``, in characters), the text drawn there
+    (``drawn``), the allowed text it ranked next (``other``) and the gap. Empty when the last completion was
+    not grammar-checked (call ``forget_draws`` before a completion)."""
+    sampler = getattr(llama, "_checked_sampler", None)
+    if not isinstance(sampler, GrammarCheckedSampler):
+        return []
+    calls, before = [], b""
+    for token, other, gap in sampler.draws:
+        piece = llama.detokenize([token])
+        if gap <= max_gap and other != RUNNER_UP_NONE:
+            calls.append({"at": len(before.decode("utf-8", errors="ignore")),
+                          "drawn": piece.decode("utf-8", errors="replace"),
+                          "other": llama.detokenize([other]).decode("utf-8", errors="replace"),
+                          "gap": round(gap, 3)})
+        before += piece
+    return calls
+
+
+def forget_draws(llama: Any) -> None:
+    """Forget the last completion's sampler, so that ``close_calls`` reads only the next one's."""
+    llama._checked_sampler = None

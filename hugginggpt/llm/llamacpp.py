@@ -257,6 +257,10 @@ def described_schema(messages: list[dict[str, Any]], schema: dict[str, Any]) -> 
 
 
 _GRAMMAR_MAX_LENGTH = 256
+CLOSE_CALL_GAP = 3.0
+"""A grammar-constrained answer's choices made by at most this many logits are listed in its
+``response_metadata["close_calls"]`` (the token drawn, the allowed one ranked next): where the model was
+unsure, for a caller that checks those choices."""
 """Longer ``maxLength`` bounds are left to the tool: llama.cpp's grammar spells a bound out character by
 character, so a bound of 200,000 would make a grammar too large to build."""
 
@@ -448,8 +452,12 @@ class LlamaCppChatModel(BaseChatModel):
             return logits - (logits.max() + np.log(np.exp(logits - logits.max()).sum()))
 
         def score_all() -> list[float]:
-            llama.reset()
-            llama.eval(prompt_tokens)
+            # the start of the prompt the context already holds (the same question, its options in another
+            # order) is not read again; at least its last token is: its logits are the answers' first
+            held = llama.input_ids[:llama.n_tokens]
+            keep = next((i for i, (a, b) in enumerate(zip(held, prompt_tokens)) if a != b), min(len(held), len(prompt_tokens)))
+            llama.n_tokens = min(keep, len(prompt_tokens) - 1)  # eval drops the context's cells from here on
+            llama.eval(prompt_tokens[llama.n_tokens:])
             first = log_probs()
             scores = []
             for tokens in candidates:
@@ -459,7 +467,7 @@ class LlamaCppChatModel(BaseChatModel):
                     total += float(log_probs()[token])
                 llama.n_tokens = len(prompt_tokens)  # back to the end of the prompt for the next answer
                 scores.append(total)
-            llama._requires_eval = True  # the logits are an answer's: the next completion reads its prompt again
+            llama._requires_eval = True  # the logits may be an answer's: a completion reads its prompt's last token again
             return scores
 
         with lock:
@@ -521,12 +529,16 @@ class LlamaCppChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
+        from hugginggpt.llm.grammar_sampling import close_calls, forget_draws
+
         llama, lock = self._client()
         params = self._params(stop, kwargs)
         prompt, tool_names = self._prompt(llama, messages, params)
         _own_grammar(params)
         with lock, self._repetition_stop(llama) as repeating:
+            forget_draws(llama)
             response = compute_thread.run(llama.create_chat_completion, messages=prompt, **params)
+            near = close_calls(llama, CLOSE_CALL_GAP)
         choice = response["choices"][0]
         message = choice["message"]
         content = message.get("content") or ""
@@ -550,7 +562,8 @@ class LlamaCppChatModel(BaseChatModel):
             tool_calls=tool_calls,
             invalid_tool_calls=invalid_tool_calls,
             usage_metadata=_usage(response),
-            response_metadata={"finish_reason": finish_reason, "model_name": Path(self.model_path).name},
+            response_metadata={"finish_reason": finish_reason, "model_name": Path(self.model_path).name,
+                               **({"close_calls": near} if near else {})},
         )
         return ChatResult(
             generations=[ChatGeneration(message=ai, generation_info={"finish_reason": finish_reason})],

@@ -294,6 +294,28 @@ def test_a_given_file_named_inside_a_text_is_read_by_the_task_for_that_kind_of_f
         assert not [r for r in repairs if r["pass"] == "files-in-text"]
 
 
+def test_a_text_written_about_a_given_picture_or_video_is_written_by_the_task_that_sees_it():
+    """text-generation told to "look at chart.png and explain the trend" cannot see the chart: the task that
+    writes a text about a picture (or a video) reads it, the instruction kept. A text that is only the file
+    name gets the file's caption to write from, as before: an instruction-following task needs one."""
+    from hugginggpt.tools.table import task_table
+
+    known = dict(task_table())
+    for request, file, sibling in [("Look at charts/q3.png and explain the trend, then read it aloud",
+                                    "charts/q3.png", "image-text-to-text"),
+                                   ("ramen.jpg の料理について説明文を書いて", "ramen.jpg", "image-text-to-text"),
+                                   ("clip.mp4: write an instagram caption for it", "clip.mp4", "video-text-to-text")]:
+        text = f"Write about {file}, briefly."
+        raw = [{"task": "text-generation", "id": 0, "args": {"text": text, "max_new_tokens": 100}}]
+        plan, repairs = validate_plan(raw, known, request)
+        kind = "video" if sibling.startswith("video") else "image"
+        assert [(t.task, t.args) for t in plan.tasks] == [(sibling, {kind: file, "text": text, "max_new_tokens": 100})]
+        assert [r["pass"] for r in repairs if r["pass"] != "dep"] == ["files-in-text"]
+    plan, repairs = validate_plan([{"task": "text-generation", "id": 0, "args": {"text": "ramen.jpg"}}], known,
+                                  "ramen.jpg: write a menu text")
+    assert [t.task for t in plan.tasks] == ["image-to-text", "text-generation"]
+
+
 @pytest.mark.parametrize("request_text, text", [
     ("same pose as the girl in ref_pose.jpg, but the content should be whatever is shown in scene.jpg",
      "a picture with the same content as scene.jpg"),

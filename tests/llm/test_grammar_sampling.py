@@ -60,3 +60,36 @@ def test_greedy_answers_are_the_same_as_with_the_grammar_first(path, monkeypatch
     full, checked = (a["raw"].content for a in answers)
     assert checked == full
     assert json.loads(checked) == answers[1]["parsed"]
+
+
+COLOURS = ["red", "green", "blue", "yellow"]
+
+
+@pytest.mark.slow
+def test_each_drawn_token_keeps_its_runner_up_and_only_real_choices_are_listed(path, monkeypatch):
+    import math
+
+    from hugginggpt.llm.grammar_sampling import close_calls
+    from hugginggpt.llm.llamacpp import CLOSE_CALL_GAP
+
+    llm = model(path, 640, monkeypatch, "checked")
+    schema = {"type": "object", "properties": {"colour": {"type": "string", "enum": COLOURS}}, "required": ["colour"]}
+    raw = llm.with_structured_output(schema, include_raw=True).invoke("Name a colour.")["raw"]
+    llama = llm._client()[0]
+    sampler = llama._checked_sampler
+    # one draw a token of the answer (and one for its end, which shows no text)
+    assert b"".join(llama.detokenize([token]) for token, _, _ in sampler.draws).decode() == raw.content
+    assert len(sampler.draws) - raw.usage_metadata["output_tokens"] in (0, 1)
+    calls = close_calls(llama, math.inf)
+    answers = [json.dumps({"colour": colour}) for colour in COLOURS]
+    # a runner-up is another colour, or the same text split into other tokens ('"' and '":'): what the grammar allows
+    for call in calls:
+        assert raw.content[call["at"]:].startswith(call["drawn"]) and call["other"] != call["drawn"]
+        other = raw.content[:call["at"]] + call["other"]
+        assert any(answer.startswith(other) or other.startswith(answer) for answer in answers)
+        assert call["gap"] >= 0  # greedy: the drawn token ranks first among the allowed ones
+    chosen = json.loads(raw.content)["colour"]
+    assert any(not (raw.content[:call["at"]] + call["other"]).startswith(json.dumps({"colour": chosen})[:call["at"] + 1])
+               for call in calls)  # the choice of the colour is among them
+    listed = raw.response_metadata.get("close_calls", [])
+    assert listed == [call for call in calls if call["gap"] <= CLOSE_CALL_GAP]

@@ -225,3 +225,27 @@ def test_prefill_keeps_the_prompt_state_that_the_next_request_starts_from(smollm
     llama.reset()  # as another stage's prompt leaves the model: only the cache has the static part
     answer = model.invoke([static, HumanMessage("Caption photo.jpg")])
     assert llama.cache.hits == 1 and answer.usage_metadata["input_tokens"] > tokens
+
+
+@pytest.mark.slow
+def test_answer_scores_read_only_what_differs_from_the_question_asked_before(smollm_path, monkeypatch):
+    """The same question with its options in another order shares its start: scoring it again reads only the
+    rest, and gives the scores of a context that read it all."""
+    monkeypatch.setenv("HUGGINGGPT_PROMPT_CACHE", "off")
+    llm = load_llm("gguf:" + smollm_path, n_ctx=1024, max_tokens=8)
+    llama = llm._client()[0]
+    preamble = "A shop sells many things: tools, books, fruit, stones and shoes. A customer asks for something to eat."
+    question = [("system", "You pick one letter."), ("human", f"{preamble}\nWhich is a fruit?\nA) apple\nB) stone")]
+    swapped = [question[0], ("human", f"{preamble}\nWhich is a fruit?\nA) stone\nB) apple")]
+    answers = ["A", "B", "B) apple"]
+    read: list[int] = []
+    original = llama.eval
+    monkeypatch.setattr(llama, "eval", lambda tokens: (read.append(len(tokens)), original(tokens))[1])
+    llama.reset()
+    first = llm.answer_scores(question, answers)
+    whole, read[:] = read[0], []
+    second = llm.answer_scores(swapped, answers)
+    assert read[0] * 3 < whole  # the options and what follows them, not the whole prompt
+    llama.reset()
+    fresh = llm.answer_scores(swapped, answers)
+    assert second == pytest.approx(fresh, abs=0.05) and second != pytest.approx(first, abs=0.05)

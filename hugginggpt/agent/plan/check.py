@@ -236,7 +236,9 @@ def media_as_text(task: PlanTask, ctx: PlanContext) -> MediaText | None:
     such file itself (a drawing along a condition map takes an image, but that is its map: a picture as
     its text says what to draw, "the pose of d.jpg, the content of e.jpg"): ``sibling`` is the known task
     that does ``task``'s job on that kind of file (``on_media`` in the task table: feature-extraction's
-    image one is image-feature-extraction), else, for a task that makes no image or video from its text
+    image one is image-feature-extraction) when that task has each argument it needs once the file is its
+    input (text-generation's, image-text-to-text, needs a text besides the picture), else, for a task that
+    makes no image or video from its text
     or draws along a map, ``reader`` is the known task giving that file's text (``text_of``: image-to-text,
     automatic-speech-recognition). An image edit whose prompt is a file is left alone (TaskBench's gold
     gives image-to-image a target picture as its prompt). None when neither is known
@@ -252,7 +254,8 @@ def media_as_text(task: PlanTask, ctx: PlanContext) -> MediaText | None:
         if kind is None or (any(a.kind == kind for a in spec.args) and not spec.draws_on_map):
             continue
         sibling = media_sibling(spec, kind, ctx.known)
-        if sibling is not None:
+        if sibling is not None and all(a.kind == kind or (a.name != arg.name and a.name in task.args)
+                                       for a in sibling.args if a.required):
             return MediaText(arg.name, value, kind, sibling.name, None)
         if any(k in spec.outputs for k in ("image", "video")) and not spec.draws_on_map:
             continue

@@ -108,11 +108,12 @@ def media_read(reader: PlanTask, source: int, known: dict[str, TaskSpec]) -> str
     return None
 
 
-def done_on_file(task: PlanTask, arg: str, file: str, target: TaskSpec, kind: str) -> PlanTask:
+def done_on_file(task: PlanTask, arg: str, file: str, target: TaskSpec, kind: str, *, keep: bool = False) -> PlanTask:
     """``task`` done by ``target`` on ``file``: ``target``'s argument of ``kind`` reads the file in place of
-    ``task``'s argument ``arg``; its other arguments are kept where ``target`` has them."""
+    ``task``'s argument ``arg`` (which stays too when ``keep`` and ``target`` takes it: a text naming the file
+    among other words is what to do with it); its other arguments are kept where ``target`` has them."""
     into = next(a.name for a in target.args if a.kind == kind)
-    args = {into: file, **{k: v for k, v in task.args.items() if k != arg and target.find_arg(k)}}
+    args = {into: file, **{k: v for k, v in task.args.items() if (keep or k != arg) and target.find_arg(k)}}
     return task.model_copy(update={"task": target.name, "args": args})
 
 

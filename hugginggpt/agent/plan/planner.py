@@ -8,7 +8,8 @@ output (``parse.py``, ``llm/structured.py``); otherwise the text is read lenient
 under a grammar of the whole schema (the embedded llama.cpp model), the schema is made for the request: a
 media argument holds one of the request's files or an earlier task's ``<resource>-N`` of a kind an earlier
 task makes, and the first task reads only what the request gives (``tools/schemas.plan_json_schema``,
-``kind_states``). The answer names what the user wants
+``kind_states``). A task name that such a model chose narrowly between it and one or two others is asked
+about alone before the passes (``choices.py``). The answer names what the user wants
 back (``outputs.py``) before its tasks. The plan goes through the passes (``passes.py``); a plan with a
 rejected task, an empty plan for a request that gives files, a plan that leaves a given file unread, or one
 with two steps doing the same work (the same task on the same arguments, after the passes: a task written
@@ -36,7 +37,9 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import ensure_config
 
+from hugginggpt import config as settings
 from hugginggpt.agent.llm_call import acall_llm
+from hugginggpt.agent.plan.choices import check_choices
 from hugginggpt.agent.plan.check import problems, repeated_steps, unread_files
 from hugginggpt.agent.plan.context import PlanContext, given_files, request_inputs
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
@@ -158,8 +161,11 @@ class Planner:
         messages = self.messages(request)
         attempt = _Attempt(self, request, trace)
         answer = await attempt.run(messages, config)
+        counted = usage.as_dict()
+        if attempt.choices_asked:
+            counted["choice_checks"] = attempt.choices_asked
         return PlanResult(plan=answer.plan, repairs=answer.repairs, raw_outputs=attempt.raw_outputs,
-                          usage=usage.as_dict(), prompt=[{"role": m.type, "content": content_text(m)} for m in messages],
+                          usage=counted, prompt=[{"role": m.type, "content": content_text(m)} for m in messages],
                           structured=attempt.constrained is not None, wants=answer.wants)
 
 
@@ -189,6 +195,7 @@ class _Attempt:
         self.constrained = (planner.constrained.get(*self.schema, max_tokens=self.max_tokens)
                             if self.tasks else None)
         self.raw_outputs: list[str] = []
+        self.choices_asked = 0  # narrow task choices asked about alone (two scoring passes each)
 
     def _drawn_again(self) -> Any | None:
         """The model for the second ask: the controller drawing afresh, held to the same schema as the first
@@ -217,7 +224,7 @@ class _Attempt:
         self.raw_outputs.append(raw_text)
         data = parsed if parsed is not None else parse_plan_text(raw_text)
         if not cut_off(message):
-            return data, []
+            return await self._checked(raw_text, data, message)
         # Both readers (LangChain's partial-JSON parser and ours) close a cut-off answer with ends of their own.
         data, dropped = without_unfinished_task(raw_text, data)
         limit = token_limit(bounded(llm, self.max_tokens))
@@ -226,6 +233,17 @@ class _Attempt:
         if dropped and not (data.get("tasks") if isinstance(data, dict) else data):
             raise PlanError(f"{reason} before it finished one task")
         return data, [{"task_id": None, "reason": f"{reason}: its unfinished last task is dropped" if dropped else reason, "pass": "read"}]
+
+    async def _checked(self, raw_text: str, data: Any, message: Any) -> tuple[Any, list[Repair]]:
+        """``data`` with the task names the model chose narrowly asked about alone (``choices.py``), when the
+        answer lists its narrow choices and the controller scores replies; the repairs that made."""
+        close = (getattr(message, "response_metadata", None) or {}).get("close_calls")
+        scorer = getattr(self.planner.llm, "answer_scores", None)
+        if not close or scorer is None or settings.value("choice_check").strip().lower() == "off":
+            return data, []
+        data, repairs, asked = await check_choices(scorer, self.words, raw_text, data, close, self.tasks)
+        self.choices_asked += asked
+        return data, repairs
 
     def _validate(self, asked: tuple[Any, list[Repair]]) -> _Answer:
         data, read_repairs = asked

@@ -166,7 +166,7 @@ def given_files_named_in_texts(plan: Plan, ctx: PlanContext) -> tuple[Plan, list
                 continue
             sibling = media_sibling(spec, kind, ctx.known) if named == unread else None
             if sibling is not None:
-                tasks = [*tasks[:position], done_on_file(step, name, file, sibling, kind), *tasks[position + 1:]]
+                tasks = [*tasks[:position], done_on_file(step, name, file, sibling, kind, keep=True), *tasks[position + 1:]]
                 return tasks, position, (f"{step.task} was given a text naming {file!r}, which the user gives and no "
                                          f"task reads: {sibling.name} reads it")
             reader = text_reader(kind, ctx) if spec.draws_on_map else None

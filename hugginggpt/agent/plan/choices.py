@@ -1,0 +1,158 @@
+"""Task names the planner chose narrowly, asked about on their own.
+
+The embedded controller lists the choices of a constrained answer that it made by a small margin
+(``response_metadata["close_calls"]``, ``llm/grammar_sampling.close_calls``: where in the answer's text, the text
+drawn there, the allowed text the model ranked next, the gap in logits). A task name of the answer with such a
+choice among its letters, where the runner-up text leads to one or two other task names (``others``), is a
+narrow choice between those tasks. Each is asked about alone: the request, the step's own words (its ``step``),
+and the candidate tasks with their descriptions, lettered; asked twice, the candidates in opposite orders (a
+small model favours a position), the name is replaced only when both orders pick the same other task and that
+task can run on the step's arguments as written. The candidates are the model's own runner-up and the
+descriptions the task table's: nothing of the request's wording or language is read.
+
+A runner-up that leads to more than two names (``"text-"``, where the model chose ``"text-to-speech"``) is the
+start of a family rather than a choice between tasks, and is not asked about: asked to choose among eight
+descriptions, the model changed correct names (docs/results/dev-ab "Session 33").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hugginggpt.agent.plan.model import Repair
+from hugginggpt.prompts import render_prompt
+from hugginggpt.tools.table import TaskSpec
+
+MAX_GAP = 1.5
+"""A choice counts as narrow when the token drawn led the runner-up by at most this many logits."""
+MAX_OTHERS = 2
+"""The most other task names a runner-up may lead to for the choice to be asked about."""
+LETTERS = "ABC"
+
+_TASK_VALUE = re.compile(r'"task"\s*:\s*"([^"\\]*)"')
+
+#: Scores whole replies to a chat prompt: ``(messages, answers) -> log-probabilities``
+#: (``LlamaCppChatModel.answer_scores``).
+Scorer = Callable[[Sequence[tuple[str, str]], Sequence[str]], list[float]]
+
+
+@dataclass(frozen=True)
+class NarrowChoice:
+    """A task name the answer chose narrowly: the task's position in the answer's list, the name written, and
+    the other names its runner-up leads to."""
+
+    index: int
+    chosen: str
+    others: tuple[str, ...]
+
+
+def answer_tasks(data: Any) -> list[Any] | None:
+    """The list of tasks of a plan answer (``{"tasks": [...]}`` or a bare list); None when there is none."""
+    tasks = data.get("tasks") if isinstance(data, Mapping) else data
+    return tasks if isinstance(tasks, list) else None
+
+
+def narrow_choices(text: str, close_calls: Sequence[Mapping[str, Any]], data: Any,
+                   known: Mapping[str, TaskSpec]) -> list[NarrowChoice]:
+    """The task names of the answer ``text`` (parsed: ``data``) that the model chose narrowly (``close_calls``
+    within ``MAX_GAP``), each with the one or two known task names its runner-up leads to. Empty when the task
+    names written in ``text`` are not those of ``data`` one for one."""
+    tasks = answer_tasks(data)
+    spans = list(_TASK_VALUE.finditer(text))
+    if tasks is None or len(spans) != len(tasks) or any(
+            not isinstance(t, Mapping) or t.get("task") != m.group(1) for t, m in zip(tasks, spans)):
+        return []
+    found = []
+    for index, match in enumerate(spans):
+        start, end, chosen = match.start(1), match.end(1), match.group(1)
+        others: set[str] = set()
+        for call in close_calls:
+            at, gap = call.get("at"), call.get("gap")
+            if not isinstance(at, int) or not isinstance(gap, (int, float)) or not start <= at <= end or gap > MAX_GAP:
+                continue
+            led = _led_to(text[start:at] + str(call.get("other", "")), known)
+            if 0 < len(led) <= MAX_OTHERS:
+                others.update(led)
+        others.discard(chosen)
+        if chosen in known and others:
+            found.append(NarrowChoice(index, chosen, tuple(sorted(others))[:MAX_OTHERS]))
+    return found
+
+
+def _led_to(prefix: str, known: Mapping[str, TaskSpec]) -> list[str]:
+    """The known task names a name's text could go on to from ``prefix`` (its letters so far and the runner-up
+    text; a closing quote in it ends the name there)."""
+    if '"' in prefix:
+        name = prefix.split('"', 1)[0]
+        return [name] if name in known else []
+    return [name for name in known if name.startswith(prefix)]
+
+
+def swappable(args: Any, chosen: TaskSpec, other: TaskSpec) -> bool:
+    """Whether ``other`` can run on the arguments written for ``chosen``: each of its required arguments is
+    there, and each argument both tasks take is of the same kind in both."""
+    if not isinstance(args, Mapping):
+        return False
+    if any(arg.required and arg.name not in args for arg in other.args):
+        return False
+    for name in args:
+        mine, theirs = chosen.find_arg(name), other.find_arg(name)
+        if mine is not None and theirs is not None and mine.value_kind != theirs.value_kind:
+            return False
+    return True
+
+
+def choice_messages(request: str, step: str, options: Sequence[str],
+                    known: Mapping[str, TaskSpec]) -> list[tuple[str, str]]:
+    """The question for one narrow choice: the request, the step, and the lettered candidate tasks."""
+    lines = "\n".join(f"{letter}) {name}: {known[name].description}" for letter, name in zip(LETTERS, options))
+    system, _, human = render_prompt("planning_choice", request=request, step=step, options=lines).partition("\n---\n")
+    return [("system", system.strip()), ("human", human.strip())]
+
+
+def picked(scorer: Scorer, request: str, step: str, options: Sequence[str], known: Mapping[str, TaskSpec]) -> str:
+    """The candidate the model picks for a step, asked with ``options`` in their order and in the reverse one:
+    the task both orders pick, else the first option (the name the answer wrote)."""
+    picks = []
+    for order in (list(options), list(reversed(options))):
+        letters = list(LETTERS[:len(order)])
+        scores = scorer(choice_messages(request, step, order, known), letters)
+        picks.append(order[max(range(len(order)), key=scores.__getitem__)])
+    return picks[0] if picks[0] == picks[1] else options[0]
+
+
+async def check_choices(scorer: Scorer, request: str, text: str, data: Any,
+                        close_calls: Sequence[Mapping[str, Any]],
+                        known: Mapping[str, TaskSpec]) -> tuple[Any, list[Repair], int]:
+    """``data`` with each narrow choice of ``text`` that the model, asked alone, settles on another task
+    renamed to it; the repairs saying so, and how many choices were asked about."""
+    choices = narrow_choices(text, close_calls, data, known)
+    tasks = answer_tasks(data)
+    if not choices or tasks is None:
+        return data, [], 0
+    tasks = [dict(t) if isinstance(t, Mapping) else t for t in tasks]
+    repairs: list[Repair] = []
+    asked = 0
+    for choice in choices:
+        task = tasks[choice.index]
+        args = task.get("args") or {}
+        others = [o for o in choice.others if swappable(args, known[choice.chosen], known[o])]
+        if not others:
+            continue
+        step = str(task.get("step") or "").strip() or choice.chosen
+        asked += 1
+        pick = await asyncio.to_thread(picked, scorer, request, step, [choice.chosen, *others], known)
+        if pick == choice.chosen:
+            continue
+        task["task"] = pick
+        task["args"] = {k: v for k, v in args.items() if known[pick].find_arg(k) is not None}
+        repairs.append({"task_id": task.get("id"), "pass": "choice", "reason": (
+            f"the planner chose {choice.chosen} over {pick} by a narrow margin; asked about this step alone, "
+            f"in both orders, it picks {pick}")})
+    if not repairs:
+        return data, [], asked
+    return ({**data, "tasks": tasks} if isinstance(data, Mapping) else tasks), repairs, asked

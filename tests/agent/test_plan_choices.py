@@ -1,0 +1,128 @@
+"""Task names the controller chose narrowly are asked about alone, in both orders of the candidates."""
+
+import json
+import re
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from hugginggpt.agent.plan.choices import MAX_GAP, NarrowChoice, check_choices, narrow_choices, picked, swappable
+from hugginggpt.tools import task_table
+
+from .conftest import ScriptedChatModel, plan_with
+
+KNOWN = task_table()
+REQUEST = "please dub for me: 'Iron Man is a superhero.'"
+ANSWER = {"wants": ["audio"], "tasks": [
+    {"step": "dub the text", "task": "text-to-audio", "id": 0, "args": {"text": "Iron Man is a superhero."}}]}
+TEXT = json.dumps(ANSWER)
+
+
+def call_at(name_part: str, other: str, gap: float = 0.3, text: str = TEXT) -> dict:
+    """A close call where ``name_part`` starts in ``text``'s first task name (or anywhere, for a step's words)."""
+    return {"at": text.index(name_part), "drawn": name_part, "other": other, "gap": gap}
+
+
+def test_a_narrow_choice_is_a_task_name_whose_runner_up_leads_to_one_or_two_other_names():
+    assert narrow_choices(TEXT, [call_at("-audio", "-speech")], ANSWER, KNOWN) == [
+        NarrowChoice(0, "text-to-audio", ("text-to-speech",))]
+    # a choice made by more than the margin, one in the step's words, one that does not name the other task
+    assert narrow_choices(TEXT, [call_at("-audio", "-speech", gap=MAX_GAP + 0.1)], ANSWER, KNOWN) == []
+    assert narrow_choices(TEXT, [call_at("dub the", "write")], ANSWER, KNOWN) == []
+    # the runner-up at the name's first letters leads to a family of names, not to a choice between two
+    start = TEXT.index("text-to-audio")
+    family = {"at": start, "drawn": "text", "other": "text", "gap": 0.1}
+    assert len([n for n in KNOWN if n.startswith("text")]) > 2
+    assert narrow_choices(TEXT, [family], ANSWER, KNOWN) == []
+    # a closing quote as the runner-up: the name the model would have ended there
+    answer = {"tasks": [{"step": "s", "task": "image-to-video", "id": 0, "args": {"image": "a.png"}}]}
+    text = json.dumps(answer)
+    end = {"at": text.index("-video"), "drawn": "-video", "other": '-image"', "gap": 1.0}
+    assert narrow_choices(text, [end], answer, KNOWN) == [NarrowChoice(0, "image-to-video", ("image-to-image",))]
+
+
+def test_the_names_written_must_be_the_parsed_answer_s_one_for_one():
+    other = {"tasks": [{**ANSWER["tasks"][0], "task": "text-to-speech"}]}
+    assert narrow_choices(TEXT, [call_at("-audio", "-speech")], other, KNOWN) == []
+    assert narrow_choices(TEXT, [call_at("-audio", "-speech")], {"tasks": []}, KNOWN) == []
+
+
+def test_another_task_is_a_candidate_only_when_it_runs_on_the_step_s_arguments():
+    text = {"text": "hello"}
+    assert swappable(text, KNOWN["text-to-audio"], KNOWN["text-to-speech"])
+    assert swappable({"text": "hi", "candidate_labels": ["a", "b"]}, KNOWN["zero-shot-classification"],
+                     KNOWN["text-classification"])
+    assert not swappable(text, KNOWN["text-generation"], KNOWN["image-text-to-text"])  # no image to read
+    assert not swappable({"image": "a.png"}, KNOWN["image-to-text"], KNOWN["text-to-speech"])
+    assert not swappable("text", KNOWN["text-to-audio"], KNOWN["text-to-speech"])
+
+
+def favouring(name: str | None, log: list | None = None):
+    """A scorer that prefers the letter of ``name`` (None: always the first letter, a position bias)."""
+
+    def scores(messages, letters):
+        human = messages[-1][1]
+        if log is not None:
+            log.append(human)
+        lines = dict(re.findall(r"^([A-C])\) ([\w-]+):", human, flags=re.M))
+        return [1.0 if (name is None and letter == "A") or lines.get(letter) == name else 0.0 for letter in letters]
+
+    return scores
+
+
+def test_the_model_s_pick_counts_only_when_both_orders_agree():
+    options = ["text-to-audio", "text-to-speech"]
+    asked: list[str] = []
+    assert picked(favouring("text-to-speech", asked), REQUEST, "dub it", options, KNOWN) == "text-to-speech"
+    assert "A) text-to-audio:" in asked[0] and "A) text-to-speech:" in asked[1]
+    assert "please dub for me" in asked[0] and "One step of it: dub it" in asked[0]
+    assert picked(favouring(None), REQUEST, "dub it", options, KNOWN) == "text-to-audio"  # a position, not a task
+    assert picked(favouring("text-to-audio"), REQUEST, "dub it", options, KNOWN) == "text-to-audio"
+
+
+async def test_a_renamed_task_keeps_only_the_arguments_its_new_task_takes():
+    answer = {"tasks": [{"step": "is it about sport?", "task": "zero-shot-classification", "id": 0,
+                         "args": {"text": "Goal!", "candidate_labels": ["sport", "news"]}}]}
+    text = json.dumps(answer)
+    call = {"at": text.index("zero-shot"), "drawn": "zero", "other": "text-class", "gap": 0.2}
+    data, repairs, asked = await check_choices(favouring("text-classification"), "Goal! sport?", text, answer, [call],
+                                               KNOWN)
+    assert data["tasks"][0]["task"] == "text-classification" and data["tasks"][0]["args"] == {"text": "Goal!"}
+    assert asked == 1 and repairs[0]["pass"] == "choice" and repairs[0]["task_id"] == 0
+    assert answer["tasks"][0]["task"] == "zero-shot-classification"  # the answer itself is left as it was
+
+
+class _Scoring(ScriptedChatModel):
+    """A scripted controller that lists close calls with its answers and scores replies as ``favour`` says."""
+
+    favour: str | None = None
+    scored: int = 0
+
+    def answer_scores(self, messages, answers):
+        self.scored += 1
+        return favouring(self.favour)(messages, answers)
+
+
+@pytest.mark.parametrize("setting", ["on", "off"])
+async def test_the_planner_asks_about_a_narrow_choice_unless_told_not_to(monkeypatch, setting):
+    monkeypatch.setenv("HUGGINGGPT_CHOICE_CHECK", setting)
+    message = AIMessage(TEXT, response_metadata={"close_calls": [call_at("-audio", "-speech")]})
+    llm = _Scoring(responses=[message], favour="text-to-speech")
+    result = await plan_with(llm, KNOWN, REQUEST)
+    if setting == "off":
+        assert [t.task for t in result.plan.tasks] == ["text-to-audio"] and llm.scored == 0
+        assert "choice_checks" not in result.usage
+        return
+    assert [t.task for t in result.plan.tasks] == ["text-to-speech"]
+    assert llm.scored == 2 and result.usage["choice_checks"] == 1 and result.usage["llm_calls"] == 1
+    assert any(r["pass"] == "choice" and "text-to-speech" in r["reason"] for r in result.repairs)
+    assert result.raw_outputs == [TEXT]  # what the model wrote is kept as it wrote it
+
+
+async def test_an_answer_without_close_calls_or_a_controller_without_scores_is_not_asked_about():
+    llm = _Scoring(responses=[AIMessage(TEXT)], favour="text-to-speech")
+    result = await plan_with(llm, KNOWN, REQUEST)
+    assert [t.task for t in result.plan.tasks] == ["text-to-audio"] and llm.scored == 0
+    message = AIMessage(TEXT, response_metadata={"close_calls": [call_at("-audio", "-speech")]})
+    result = await plan_with(ScriptedChatModel(responses=[message]), KNOWN, REQUEST)
+    assert [t.task for t in result.plan.tasks] == ["text-to-audio"]
