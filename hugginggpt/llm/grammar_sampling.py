@@ -7,6 +7,10 @@ doubled the time per token of a constrained plan. Here a token is drawn by the s
 grammar, and only that token is checked; when the grammar rejects it, the token is drawn again among
 the tokens the grammar allows. Rejection followed by a draw from the allowed tokens gives each allowed
 token p / P(allowed): the same distribution as applying the grammar first.
+
+Each drawn token is kept with its runner-up: the allowed token among the model's eight highest that it ranked
+next, and the gap between their logits (``draws``; ``close_calls`` lists the narrow ones with where they are in
+the answer's text, for the planner to ask about: ``agent/plan/choices.py``).
 """
 
 from __future__ import annotations
