@@ -257,12 +257,12 @@ def described_schema(messages: list[dict[str, Any]], schema: dict[str, Any]) -> 
 
 
 _GRAMMAR_MAX_LENGTH = 256
+"""Longer ``maxLength`` bounds are left to the tool: llama.cpp's grammar spells a bound out character by
+character, so a bound of 200,000 would make a grammar too large to build."""
 CLOSE_CALL_GAP = 3.0
 """A grammar-constrained answer's choices made by at most this many logits are listed in its
 ``response_metadata["close_calls"]`` (the token drawn, the allowed one ranked next): where the model was
 unsure, for a caller that checks those choices."""
-"""Longer ``maxLength`` bounds are left to the tool: llama.cpp's grammar spells a bound out character by
-character, so a bound of 200,000 would make a grammar too large to build."""
 
 
 def grammar_schema(schema: Any) -> Any:

@@ -255,7 +255,7 @@ def media_as_text(task: PlanTask, ctx: PlanContext) -> MediaText | None:
             continue
         sibling = media_sibling(spec, kind, ctx.known)
         if sibling is not None and all(a.kind == kind or (a.name != arg.name and a.name in task.args)
-                                       for a in sibling.args if a.required):
+                                       for a in sibling.required_args):
             return MediaText(arg.name, value, kind, sibling.name, None)
         if any(k in spec.outputs for k in ("image", "video")) and not spec.draws_on_map:
             continue

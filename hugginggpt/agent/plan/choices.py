@@ -97,7 +97,7 @@ def swappable(args: Any, chosen: TaskSpec, other: TaskSpec) -> bool:
     there, and each argument both tasks take is of the same kind in both."""
     if not isinstance(args, Mapping):
         return False
-    if any(arg.required and arg.name not in args for arg in other.args):
+    if any(arg.name not in args for arg in other.required_args):
         return False
     for name in args:
         mine, theirs = chosen.find_arg(name), other.find_arg(name)
