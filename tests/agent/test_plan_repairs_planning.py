@@ -56,3 +56,23 @@ def test_demonstrations_use_only_offered_tasks_and_keep_the_prompt_small(tasks):
     shown = [json.loads(m.content) for m in messages[1:-1] if m.type == "ai"]
     assert all(step["task"] in tasks for plan in shown for step in plan)
     assert sum(len(m.content) for m in messages) < 6000  # roughly 1,500 tokens: fits a 4k context with room
+
+
+async def test_a_step_redoing_an_earlier_turn_reads_that_turns_answer(tasks):
+    """The planner hands the conversation's turns to the passes: a step that quotes the ask of an earlier turn
+    is taken out when nothing of this plan needs it (the caption nobody reads, its words the ask that made the
+    picture), and kept when a task reads what it makes of that turn's picture."""
+    history = [("human", "caption the photo holiday.png"), ("ai", "A beach at sunset."),
+               ("human", "draw a red fox in the snow"), ("ai", "Here it is: outputs/fox_snow.png")]
+    redone = {"step": "draw a red fox in the snow", "task": "image-to-text", "id": 0,
+              "args": {"image": "outputs/fox_snow.png"}}
+    spoken = {"step": "say that it is ready", "task": "text-to-speech", "id": 1, "args": {"text": "It is ready."}}
+    llm = script([redone, spoken])
+    result = await plan_with(llm, tasks, "say out loud that it is ready", history=history)
+    assert [t.task for t in result.plan.tasks] == ["text-to-speech"]
+    assert len(llm.prompts) == 1
+    assert [r["task_id"] for r in result.repairs if r["pass"] == "earlier-asks"] == [0]
+    read = {**spoken, "step": "read the description aloud", "args": {"text": "<resource>-0"}}
+    result = await plan_with(script([redone, read]), tasks, "read out loud what you drew", history=history)
+    assert [t.task for t in result.plan.tasks] == ["image-to-text", "text-to-speech"]
+    assert not [r for r in result.repairs if r["pass"] == "earlier-asks"]

@@ -82,21 +82,25 @@ class PlanContext:
     answer_before: str | None = None
     """What the conversation's last answer gives a task to read as a text (``answer_text``); None when the
     request has no earlier turn."""
+    turns: tuple[tuple[str, str], ...] = ()
+    """The conversation's earlier asks, each with the answer it got, as written (oldest first)."""
 
     @classmethod
     def of(cls, known: Mapping[str, TaskSpec], request: str | None = None,
            max_tasks: int | None = MAX_TASKS, given: Collection[str] | None = None,
-           words: str | None = None, answer_before: str | None = None) -> "PlanContext":
+           words: str | None = None, answer_before: str | None = None,
+           turns: Collection[tuple[str, str]] = ()) -> "PlanContext":
         """The context of a plan for ``request``; ``given``: the files this request gives when ``request``
         holds more than it (the conversation so far), else ``request``'s own files; ``words``: the user's
         own text for this request when ``request`` holds more (attached files listed after it), else
-        ``request``; ``answer_before``: the conversation's last answer, as written."""
+        ``request``; ``answer_before``: the conversation's last answer, as written; ``turns``: the
+        conversation's earlier asks with their answers."""
         files = {kind: tuple(names) for kind, names in request_files(request or "").items()}
         given = tuple(given) if given is not None else tuple(given_files(request or ""))
         lists = tuple(tuple(run) for run in listed_files(words if words is not None else request or ""))
         before = answer_text(answer_before) if answer_before and answer_before.strip() else None
         return cls(known=known, request=request, max_tasks=max_tasks, files=files, given=given, lists=lists,
-                   answer_before=before)
+                   answer_before=before, turns=tuple((str(ask), str(answer)) for ask, answer in turns))
 
     def gives(self, value: str) -> bool:
         """Whether ``value`` is a file the user gives with this request (as written, or by its last path part)."""

@@ -39,7 +39,8 @@ class PlanTask(BaseModel):
     args: dict[str, Any] = Field(default_factory=dict)
     step: str | None = None
     """The planner's words for what this task does ("transcribe lecture.wav"), None when it wrote none:
-    a label for people (progress, the chat page, the trace); validation and scoring never read it."""
+    a label for people (progress, the chat page, the trace); scoring never reads it, and validation only to
+    tell a step that quotes an earlier ask of the conversation (``preference.without_earlier_asks``)."""
     dep_written: bool = Field(default=False, exclude=True)
     """Whether the planner's answer had a ``dep`` list for this step (a planner need not write one)."""
 

@@ -26,7 +26,8 @@ from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
 from hugginggpt.agent.plan.parse import read_plan
 from hugginggpt.agent.plan.preference import (each_listed_file, given_files_named_in_texts,
-                                              without_analyses_of_the_message, without_repeated_analyses)
+                                              without_analyses_of_the_message, without_earlier_asks,
+                                              without_repeated_analyses)
 from hugginggpt.agent.plan.references import (drawings_on_maps, drawings_on_photos, kind_true_references,
                                               makers_of_what_is_read, media_read_as_text, own_marks_read,
                                               readable_references)
@@ -49,6 +50,7 @@ PASSES: tuple[PlanPass, ...] = (
     PlanPass("task-names", "validity", known_task_names),
     PlanPass("arguments", "validity", known_arguments),
     PlanPass("references", "validity", readable_references),
+    PlanPass("earlier-asks", "preference", without_earlier_asks),
     PlanPass("media-text", "validity", media_read_as_text),
     PlanPass("files-in-text", "preference", given_files_named_in_texts),
     PlanPass("repeats", "preference", without_repeated_analyses),
@@ -95,7 +97,8 @@ def run_passes(plan: Plan, ctx: PlanContext, *, without: Collection[str] = ()) -
 def validate_plan(raw: Any, known: Mapping[str, TaskSpec], request: str | None = None,
                   max_tasks: int | None = MAX_TASKS, *, without: Collection[str] = (),
                   given: Collection[str] | None = None, words: str | None = None,
-                  answer_before: str | None = None) -> tuple[Plan, list[Repair]]:
+                  answer_before: str | None = None,
+                  turns: Collection[tuple[str, str]] = ()) -> tuple[Plan, list[Repair]]:
     """Read a parsed plan (``raw``: the answer's JSON) and run the passes on it with ``request`` (the
     user's text as the planner read it, with the conversation before it if any; None when unknown: file
     checks are then skipped).
@@ -107,9 +110,9 @@ def validate_plan(raw: Any, known: Mapping[str, TaskSpec], request: str | None =
     (``context.given_files`` of the request alone); None: every file ``request`` names. ``words``: the
     user's own text when ``request`` holds more (the conversation, the attached files listed after it).
     ``answer_before``: the conversation's last answer (a text argument that reads a result the plan does not
-    have reads what it gives).
+    have reads what it gives). ``turns``: the conversation's earlier asks, each with the answer it got.
     """
     plan, repairs = read_plan(raw, max_tasks)
-    ctx = PlanContext.of(known, request, max_tasks, given, words, answer_before)
+    ctx = PlanContext.of(known, request, max_tasks, given, words, answer_before, turns)
     plan, more = run_passes(plan, ctx, without=without)
     return plan, [*repairs, *more]

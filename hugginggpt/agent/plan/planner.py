@@ -183,6 +183,7 @@ class _Attempt:
         self.context = request_context(request.input, request.files, history)
         # the conversation's last answer: what a text argument reading a result the plan lacks reads
         self.answer_before = next((content_text(m) for m in reversed(history) if isinstance(m, AIMessage)), None)
+        self.turns = conversation_turns(history)
         # the files this request gives (not the conversation's): each is for a task to read
         self.given = given_files(text, tuple(request.files))
         self.words = request.input  # the user's own text, without the attached files listed after it
@@ -248,7 +249,7 @@ class _Attempt:
     def _validate(self, asked: tuple[Any, list[Repair]]) -> _Answer:
         data, read_repairs = asked
         plan, repairs = validate_plan(data, self.tasks, self.context, given=self.given, words=self.words,
-                                      answer_before=self.answer_before)
+                                      answer_before=self.answer_before, turns=self.turns)
         return _Answer(plan, [*read_repairs, *repairs], stated_wants(data))
 
     def _error(self, answer: _Answer) -> str | None:
@@ -257,7 +258,7 @@ class _Attempt:
         if rejections:
             return "; ".join(rejections)
         left = problems(answer.plan, PlanContext.of(self.tasks, self.context, given=self.given, words=self.words,
-                                                      answer_before=self.answer_before))
+                                                      answer_before=self.answer_before, turns=self.turns))
         if left:  # what the passes could not make runnable (none is expected)
             return "; ".join(left)
         if not answer.plan.tasks and self.given:
@@ -328,6 +329,20 @@ class _Attempt:
             answer.repairs = [*answer.repairs, {"task_id": None, "pass": "planner",
                                                 "reason": wants_note(missing, wants, self.tasks)}]
         return answer
+
+
+def conversation_turns(history: list[BaseMessage]) -> list[tuple[str, str]]:
+    """The conversation's asks, each with the answer that followed it (oldest first); an ask not yet answered
+    is left out."""
+    turns: list[tuple[str, str]] = []
+    ask: str | None = None
+    for message in history:
+        if isinstance(message, HumanMessage):
+            ask = content_text(message)
+        elif isinstance(message, AIMessage) and ask is not None:
+            turns.append((ask, content_text(message)))
+            ask = None
+    return turns
 
 
 def _why_first_stays(second: _Answer, first: _Answer, *, mended: bool) -> str | None:

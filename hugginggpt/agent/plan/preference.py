@@ -1,18 +1,23 @@
 """Preference passes: changes to a plan that can run. Each keeps every correct plan unchanged, in any
 language (the gold-fidelity test, ``tests/agent/test_gold_fidelity.py``, holds them to it), so
 each reads only the plan, the task table and what the request gives (files, the message as a whole),
-never the request's words.
+never the request's words; one compares the planner's own words for a step with the conversation's
+earlier asks letter for letter, which holds in any script.
 """
 
 from __future__ import annotations
 
 import re
 
+from difflib import SequenceMatcher
+
 from hugginggpt.agent.plan.check import media_sibling, text_reader
-from hugginggpt.agent.plan.context import PlanContext, given_files
-from hugginggpt.agent.plan.model import Plan, PlanTask, Repair, done_on_file, replace_refs, work_key
+from hugginggpt.agent.plan.context import PlanContext, answer_text, given_files
+from hugginggpt.agent.plan.model import (CANONICAL_REF, Plan, PlanTask, Repair, done_on_file, refs_in,
+                                         replace_refs, whole_ref, work_key)
 from hugginggpt.agent.plan.references import completed, reading_made
-from hugginggpt.tools.resources.mentions import media_kind_of, same_file
+from hugginggpt.tools.resources.mentions import media_kind_of, request_files, same_file
+from hugginggpt.tools.table import MEDIA_KINDS
 
 
 def without_repeated_analyses(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
@@ -77,6 +82,110 @@ def without_analyses_of_the_message(plan: Plan, ctx: PlanContext) -> tuple[Plan,
         repairs.append({"task_id": step.id, "reason": f"taken out: reads a task taken out ({step.task})"})
         out.add(step.id)
     return plan.model_copy(update={"tasks": [t for t in plan.tasks if t.id not in out]}), repairs
+
+
+QUOTE_MIN_LETTERS = 8
+"""The fewest letters (spaces and punctuation aside) a step's words need to count as quoting an earlier ask."""
+QUOTE_SLACK = 3
+"""How many of a step's letters may lie outside the earlier ask it quotes (an article, a plural)."""
+
+
+def quoted_ask(step: str | None, turns: tuple[tuple[str, str], ...]) -> tuple[str, str] | None:
+    """The earlier turn (its ask, the answer it got) whose ask holds the words ``step`` as one run, but for at
+    most ``QUOTE_SLACK`` letters, compared without letter case, spaces or punctuation (any script); None when
+    no ask does or the words are too short to tell (``QUOTE_MIN_LETTERS``)."""
+    words = _bare(step or "")
+    if len(words) < QUOTE_MIN_LETTERS:
+        return None
+    for ask, answer in reversed(turns):
+        letters = _bare(ask)
+        run = SequenceMatcher(None, words, letters, autojunk=False).find_longest_match(0, len(words), 0, len(letters))
+        if run.size >= len(words) - QUOTE_SLACK:
+            return ask, answer
+    return None
+
+
+def _made_files(ask: str, answer: str, kinds: tuple[str, ...] = tuple(MEDIA_KINDS)) -> list[str]:
+    """The media files of ``kinds`` an earlier answer names that its ask did not: the files that turn made."""
+    asked = [f for names in request_files(ask).values() for f in names]
+    return [f for kind in kinds for f in request_files(answer)[kind] if not any(same_file(f, a) for a in asked)]
+
+
+def _result_in(answer: str, ask: str, kind: str) -> str | None:
+    """What an earlier answer holds for a task reading its result as ``kind``: the one file of that media kind it
+    made (``_made_files``), or for a text, its text (``context.answer_text``); None when it holds no such thing."""
+    if kind in MEDIA_KINDS:
+        made = _made_files(ask, answer, (kind,))
+        return made[0] if len(made) == 1 else None
+    if kind == "text" and answer.strip():
+        return answer_text(answer)
+    return None
+
+
+def _read_from(value: object, source: int, kind: str, result: str) -> object | None:
+    """An argument ``value`` with its readings of task ``source`` replaced by ``result`` (a file for a media
+    argument, which must be the whole reference; a text, in place, for a text); None when that cannot be."""
+    if isinstance(value, list):
+        items = [_read_from(v, source, kind, result) for v in value]
+        return None if any(v is None for v in items) else items
+    if source not in refs_in(value):
+        return value
+    if not isinstance(value, str):
+        return None
+    if kind in MEDIA_KINDS:
+        return result if whole_ref(value) == source else None
+    return CANONICAL_REF.sub(lambda m: result if int(m.group(1)) == source else m.group(0), value)
+
+
+def without_earlier_asks(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
+    """A step whose words (the planner's ``step``) are an earlier ask of the conversation, quoted (``quoted_ask``:
+    "write a two-line poem about the sea" when the user asked that one turn ago and now asks "and translate that
+    into German"), does that ask's work again: its result is already in the answer the ask got. Such a step is
+    taken out, and each task that read it reads that answer's result instead: the one file of the kind it reads
+    that the answer names (a picture made), or the answer's text. Nothing changes when the step reads a result of
+    this plan or a file the user gives with this request, or reads what that turn made for another task of the plan
+    to use (new work), when a task reading it needs what the answer does not hold, or when every step of the plan
+    would go (the user asks for it again)."""
+    if not ctx.turns or len(plan.tasks) < 2:
+        return plan, []
+    out: dict[int, tuple[str, str]] = {}
+    read = {ref for t in plan.tasks for ref in t.references()}
+    for step in plan.tasks:
+        turn = quoted_ask(step.step, ctx.turns)
+        if turn is None or step.references() or any(
+                isinstance(v, str) and ctx.gives(v) for v in step.args.values()):
+            continue
+        if step.id in read and any(isinstance(v, str) and same_file(v, made) for v in step.args.values()
+                                   for made in _made_files(*turn)):
+            continue  # it works on what that turn made, for a task of this plan: new work
+        out[step.id] = turn
+    if not out or len(out) == len(plan.tasks):
+        return plan, []
+    tasks: list[PlanTask] = []
+    repairs: list[Repair] = []
+    for step in plan.tasks:
+        if step.id in out:
+            continue
+        args = dict(step.args)
+        spec = ctx.known[step.task]
+        for source in sorted(step.references() & out.keys()):
+            ask, answer = out[source]
+            for name, value in args.items():
+                if source not in refs_in(value):
+                    continue
+                arg = spec.find_arg(name)
+                result = _result_in(answer, ask, arg.value_kind) if arg is not None else None
+                read = _read_from(value, source, arg.value_kind, result) if result is not None else None
+                if read is None:
+                    return plan, []  # this reader needs what the earlier answer does not hold
+                args[name] = read
+        tasks.append(step if args == step.args else step.model_copy(update={"args": args}))
+    for source, (ask, _) in out.items():
+        readers = [t.id for t in plan.tasks if source in t.references()]
+        repairs.append({"task_id": source, "reason": (
+            f"taken out: its step is the earlier ask {ask[:80]!r}, whose answer holds the result"
+            + (f"; tasks {readers} read that answer's result" if readers else ""))})
+    return plan.model_copy(update={"tasks": tasks}), repairs
 
 
 def _reads_file(step: PlanTask, file: str) -> list[str]:
