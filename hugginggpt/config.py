@@ -64,6 +64,8 @@ class Setting:
     name: str
     default: str | None
     meaning: str
+    on_off: bool = False
+    """Whether the variable is a switch, read by ``switch`` only."""
 
     @property
     def key(self) -> str:
@@ -92,8 +94,8 @@ TABLE: tuple[Setting, ...] = (
             "the server's go under `<it>/server`"),
     Setting("HUGGINGGPT_PROVIDER", "auto", "Hugging Face Inference Provider, for remote tasks and "
             "`huggingface:` controllers"),
-    Setting("HUGGINGGPT_DOWNLOAD_MODELS", None, "`1`/`0`: whether local execution may download Hub models; "
-            "unset: `1` with `--execution local`, else `0`"),
+    Setting("HUGGINGGPT_DOWNLOAD_MODELS", None, "on/off (`1`/`0`): whether local execution may download Hub "
+            "models; unset: on with `--execution local`, else off", on_off=True),
     Setting("HUGGINGGPT_API_KEY", None, "the key `hugginggpt serve` requires as `Authorization: Bearer` "
             "(`--api-key`); unset: no auth"),
     Setting("HUGGINGGPT_CACHE", None, "cache folder (llama.cpp prompt states); unset: "
@@ -101,16 +103,16 @@ TABLE: tuple[Setting, ...] = (
     Setting("HUGGINGGPT_PROMPT_CACHE", "disk", "llama.cpp prompt-prefix cache: `disk` (RAM and disk), `ram` or `off`"),
     Setting("HUGGINGGPT_GRAMMAR_SAMPLING", "checked", "embedded JSON grammar: `checked` (the drawn token "
             "checked, redrawn if refused) or `full` (llama-cpp-python's own sampler)"),
-    Setting("HUGGINGGPT_JUMP_FORWARD", "on", "embedded JSON grammar: `on` decodes the text the grammar forces "
-            "in one batch (with `checked` sampling), `off` one token at a time"),
-    Setting("HUGGINGGPT_CHOICE_CHECK", "on", "planning: `on` asks about each task name the embedded model chose "
-            "narrowly (between it and one or two others) in a question of its own, `off` keeps its answer"),
+    Setting("HUGGINGGPT_JUMP_FORWARD", "on", "embedded JSON grammar: on decodes the text the grammar forces "
+            "in one batch (with `checked` sampling), off one token at a time", on_off=True),
+    Setting("HUGGINGGPT_CHOICE_CHECK", "on", "planning: on asks about each task name the embedded model chose "
+            "narrowly (between it and one or two others) in a question of its own, off keeps its answer", on_off=True),
     Setting("HUGGINGGPT_VERBOSE", None, "any value: the CLI keeps library logs and progress bars"),
     Setting("HUGGINGGPT_DIFFUSION_STEPS", "25", "denoising steps of diffusion tasks when the call does not say"),
     Setting("HUGGINGGPT_CONTROLNET_BASE", None, "base pipeline (folder or Hub id) of ControlNet tasks; unset: "
             "the ControlNet README's `base_model`, else Stable Diffusion 1.5 / SDXL"),
-    Setting("HUGGINGGPT_ALLOW_PRIVATE_URLS", None, "`1`/`true`/`yes`/`on`: URL downloads may reach private, "
-            "loopback and link-local addresses"),
+    Setting("HUGGINGGPT_ALLOW_PRIVATE_URLS", None, "on/off: when on, URL downloads may reach private, "
+            "loopback and link-local addresses", on_off=True),
     Setting("HUGGINGGPT_MAX_IMAGE_PIXELS", "89478485", "most pixels of an input image (Pillow's warning threshold)"),
     Setting("HUGGINGGPT_MAX_AUDIO_SECONDS", "3600", "longest input audio, in seconds"),
     Setting("HUGGINGGPT_MAX_AUDIO_SAMPLES", "64000000", "most samples (frames x channels) of an input audio: "
@@ -136,6 +138,30 @@ def value(key: str) -> str:
     """The variable when set and not empty, else its default from ``TABLE`` (a variable without one:
     ask ``env``)."""
     return env(key) or default(key)
+
+
+ON_WORDS = ("1", "true", "yes", "on")
+OFF_WORDS = ("0", "false", "no", "off")
+
+
+def switch(key: str) -> bool | None:
+    """An on/off variable: True for ``1``/``true``/``yes``/``on``, False for ``0``/``false``/``no``/``off`` (any
+    letter case, spaces aside); when unset or empty, its default read the same way (None for a variable without
+    one). Any other value raises ``ConfigError`` naming the variable and the words it takes: every switch reads
+    its value here, so ``OFF`` means the same to each. ``KeyError`` for a variable that is no switch."""
+    if not SETTINGS[key].on_off:
+        raise KeyError(f"{var(key)} is not an on/off variable")
+    given = (env(key) or "").strip()
+    if not given:
+        fallback = SETTINGS[key].default
+        if fallback is None:
+            return None
+        given = fallback
+    word = given.lower()
+    if word in ON_WORDS or word in OFF_WORDS:
+        return word in ON_WORDS
+    raise ConfigError(f"{var(key)}={given!r} is not a switch value: use one of {', '.join(ON_WORDS)} "
+                      f"or {', '.join(OFF_WORDS)}")
 
 
 def default(key: str) -> str:
@@ -263,6 +289,9 @@ def load_settings(**overrides: Any) -> Settings:
             raise ConfigError(f"{name} must be one of {', '.join(choices)}, got {values[name]!r}")
     settings = replace(Settings(), **values)
     check_places(settings)
+    for setting in TABLE:  # a switch set to another word is named now, not when a run first reads it
+        if setting.on_off:
+            switch(setting.key)
     return settings
 
 

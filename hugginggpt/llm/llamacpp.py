@@ -150,7 +150,7 @@ def _load_llama(path: str, n_ctx: int, n_threads: int, n_gpu_layers: int, seed: 
             from hugginggpt.llm.grammar_sampling import check_grammar_after_drawing
 
             check_grammar_after_drawing(llama)
-            if config.value("jump_forward") != "off":
+            if config.switch("jump_forward"):
                 from hugginggpt.llm.jump_forward import use_forced_text
 
                 use_forced_text(llama)

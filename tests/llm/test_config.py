@@ -82,3 +82,50 @@ def test_the_settings_table_is_read_when_asked(monkeypatch):
     with pytest.raises(KeyError):
         config.var("no_such_setting")
     assert config.ENV_VARS["trace_dir"] == "HUGGINGGPT_TRACE_DIR"
+
+
+@pytest.mark.parametrize("key", ["jump_forward", "choice_check", "allow_private_urls", "download_models"])
+def test_every_switch_reads_on_and_off_the_same_way(monkeypatch, key):
+    """One reader for on/off variables (``config.switch``): the same words in any letter case mean the same
+    to each, unset means the table's default (None without one), and any other value is an error naming
+    the variable."""
+    from hugginggpt import config
+
+    name = config.var(key)
+    for word in ("1", "true", "Yes", " ON "):
+        monkeypatch.setenv(name, word)
+        assert config.switch(key) is True
+    for word in ("0", "False", "no", "OFF"):
+        monkeypatch.setenv(name, word)
+        assert config.switch(key) is False
+    monkeypatch.setenv(name, "")
+    assert config.switch(key) is {"on": True, None: None}[config.SETTINGS[key].default]
+    monkeypatch.setenv(name, "maybe")
+    with pytest.raises(ConfigError, match=f"{name}='maybe' is not a switch value"):
+        config.switch(key)
+    with pytest.raises(ConfigError, match=name):  # named when the settings are read, before any run
+        config.load_settings()
+    with pytest.raises(KeyError):
+        config.switch("provider")
+
+
+def test_the_switches_are_what_the_code_reads(monkeypatch):
+    """Private URLs and Hub downloads follow ``config.switch``: ``no`` means no, in any letter case."""
+    from hugginggpt.errors import ModelLoadError
+    from hugginggpt.tools.executors import hybrid
+    from hugginggpt.tools.resources.netguard import private_urls_allowed_by_env
+
+    monkeypatch.setenv("HUGGINGGPT_ALLOW_PRIVATE_URLS", "YES")
+    assert private_urls_allowed_by_env() is True
+    monkeypatch.setenv("HUGGINGGPT_ALLOW_PRIVATE_URLS", "off")
+    assert private_urls_allowed_by_env() is False
+    asked = []
+    monkeypatch.setattr(hybrid, "_local_executor", lambda catalog, download: (asked.append(download), (None, None))[1])
+    for value, policy, download in (("No", "local", False), ("", "local", True), ("", "hybrid", False),
+                                    ("on", "hybrid", True)):
+        monkeypatch.setenv("HUGGINGGPT_DOWNLOAD_MODELS", value)
+        try:
+            hybrid.default_executor(policy=policy, endpoint="http://127.0.0.1:9")
+        except ModelLoadError:  # no local executor from the stand-in: only what it was asked matters here
+            pass
+        assert asked[-1] is download, (value, policy)

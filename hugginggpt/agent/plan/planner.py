@@ -240,7 +240,7 @@ class _Attempt:
         answer lists its narrow choices and the controller scores replies; the repairs that made."""
         close = (getattr(message, "response_metadata", None) or {}).get("close_calls")
         scorer = getattr(self.planner.llm, "answer_scores", None)
-        if not close or scorer is None or settings.value("choice_check").strip().lower() == "off":
+        if not close or scorer is None or not settings.switch("choice_check"):
             return data, []
         data, repairs, asked = await check_choices(scorer, self.words, raw_text, data, close, self.tasks)
         self.choices_asked += asked

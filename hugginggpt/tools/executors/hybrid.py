@@ -195,8 +195,8 @@ def default_executor(catalog: "ModelCatalog | None" = None, policy: str | None =
     remote = RemoteExecutor(endpoint, provider=provider)
     # The local policy fetches Hub models on first use (nothing else could run them); hybrid does not,
     # since remote inference covers what is not on disk. HUGGINGGPT_DOWNLOAD_MODELS=1/0 overrides.
-    downloads = config.env("download_models")
-    download = (downloads if downloads is not None else "1" if policy == "local" else "0") not in ("0", "", "false")
+    downloads = config.switch("download_models")
+    download = downloads if downloads is not None else policy == "local"
     local, note = _local_executor(catalog, download) if policy != "remote" else (None, None)
     if local is None and policy == "local":
         raise ModelLoadError(None, note or "local execution is unavailable")

@@ -33,7 +33,6 @@ AddressPolicy = Callable[[IPAddress, int], str | None]
 """``policy(address, port)`` -> why a connection there is refused, or ``None`` to allow it."""
 
 ALLOW_PRIVATE_ENV = config.var("allow_private_urls")
-_TRUE = frozenset({"1", "true", "yes", "on"})
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")  # well-known NAT64 prefix: the last 32 bits are IPv4
 
 # The IANA special-purpose address registries (IPv4 and IPv6, as of 2025), denied explicitly: Python's
@@ -67,8 +66,8 @@ _PRIVATE_KINDS: tuple[tuple[str, Callable[[IPAddress], bool]], ...] = (
 
 
 def private_urls_allowed_by_env() -> bool:
-    """Whether ``HUGGINGGPT_ALLOW_PRIVATE_URLS`` is set to ``1``/``true`` (also ``yes``/``on``)."""
-    return (config.env("allow_private_urls") or "").strip().lower() in _TRUE
+    """Whether ``HUGGINGGPT_ALLOW_PRIVATE_URLS`` is switched on (``1``/``true``/``yes``/``on``: ``config.switch``)."""
+    return bool(config.switch("allow_private_urls"))
 
 
 def _embedded_ipv4(ip: IPAddress) -> ipaddress.IPv4Address | None:
