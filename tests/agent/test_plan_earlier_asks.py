@@ -95,3 +95,18 @@ def test_without_a_conversation_or_step_words_nothing_is_read(known):
     assert quoted_ask(None, (("draw a fox", "done"),)) is None
     assert quoted_ask("draw", (("draw a fox", "done"),)) is None  # too short to tell
     assert quoted_ask("Draw a FOX, please!", (("please draw a fox please", "done"),)) is not None
+
+
+def test_long_conversations_and_steps_are_compared_in_linear_time(known):
+    """Hostile input: asks and step words of many thousand letters, nearly alike (the worst case of a quadratic
+    comparison), are compared in well under a second."""
+    import time
+
+    ask = "ab" * 20000
+    turns = [(ask + "x", "made: outputs/a.png"), ("b" * 30000, "ok")]
+    words = "ab" * 9000 + "c" * 3 + "ab" * 9000
+    started = time.process_time()
+    for _ in range(5):
+        assert quoted_ask(words, turns) is None
+    assert quoted_ask("ab" * 9000, turns) == turns[0]
+    assert time.process_time() - started < 1.0

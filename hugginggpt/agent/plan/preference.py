@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-from difflib import SequenceMatcher
-
 from hugginggpt.agent.plan.check import media_sibling, text_reader
 from hugginggpt.agent.plan.context import PlanContext, answer_text, given_files
 from hugginggpt.agent.plan.model import (CANONICAL_REF, Plan, PlanTask, Repair, done_on_file, refs_in,
@@ -91,16 +89,17 @@ QUOTE_SLACK = 3
 
 
 def quoted_ask(step: str | None, turns: tuple[tuple[str, str], ...]) -> tuple[str, str] | None:
-    """The earlier turn (its ask, the answer it got) whose ask holds the words ``step`` as one run, but for at
-    most ``QUOTE_SLACK`` letters, compared without letter case, spaces or punctuation (any script); None when
-    no ask does or the words are too short to tell (``QUOTE_MIN_LETTERS``)."""
+    """The latest earlier turn (its ask, the answer it got) whose ask holds the words ``step`` as one run, but for
+    at most ``QUOTE_SLACK`` letters, compared without letter case, spaces or punctuation (any script); None when
+    no ask does or the words are too short to tell (``QUOTE_MIN_LETTERS``). A run that long starts within the
+    first ``QUOTE_SLACK`` letters, so a few substring searches decide it, in linear time however long the texts."""
     words = _bare(step or "")
     if len(words) < QUOTE_MIN_LETTERS:
         return None
+    run = len(words) - QUOTE_SLACK
     for ask, answer in reversed(turns):
         letters = _bare(ask)
-        run = SequenceMatcher(None, words, letters, autojunk=False).find_longest_match(0, len(words), 0, len(letters))
-        if run.size >= len(words) - QUOTE_SLACK:
+        if any(words[start:start + run] in letters for start in range(QUOTE_SLACK + 1)):
             return ask, answer
     return None
 
