@@ -278,15 +278,30 @@ def test_a_given_file_named_inside_a_text_is_read_by_the_task_for_that_kind_of_f
     assert [(t.task, t.args) for t in plan.tasks] == [("image-feature-extraction", {"image": "shots/p1.png"}),
                                                       ("image-feature-extraction", {"image": "shots/p2.png"})]
     assert [r["pass"] for r in repairs if r["pass"] != "dep"] == ["files-in-text"] * 2
-    # a file some task reads already, two files in one text, a file the request does not give, a task with no
-    # counterpart for that kind of file: as planned
+    # with no counterpart for that kind of file, a text the task works on reads the file's caption or transcript
+    for request, text, reader, file in [("a.jpg: sum it up", "sum up what a.jpg shows", "image-to-text", "a.jpg"),
+                                        ("dibuja la escena que describe example.wav",
+                                         "la escena descrita en example.wav", "automatic-speech-recognition",
+                                         "example.wav")]:
+        task = "summarization" if reader == "image-to-text" else "text-to-image"
+        plan, repairs = validate_plan([{"task": task, "id": 0, "args": {"text": text}}], known, request)
+        kind = "image" if reader == "image-to-text" else "audio"
+        assert [(t.task, t.args) for t in plan.tasks] == [(reader, {kind: file}), (task, {"text": "<resource>-0"})]
+        assert [r["pass"] for r in repairs if r["pass"] != "dep"] == ["files-in-text"]
+    # a file some task reads already, two files in one text, a file the request does not give, a question about
+    # another input (a caption is no question), a video (no task turns it into a text): as planned
     kept = [
         ("a.jpg: caption it, is the caption positive?",
          [{"task": "image-to-text", "id": 0, "args": {"image": "a.jpg"}},
           {"task": "text-classification", "id": 1, "args": {"text": "is the caption of a.jpg positive?"}}]),
         ("a.jpg and b.jpg: embed them", [{"task": "feature-extraction", "id": 0, "args": {"text": "a.jpg and b.jpg"}}]),
         ("a.jpg: embed it", [{"task": "feature-extraction", "id": 0, "args": {"text": "a photo like c.jpg"}}]),
-        ("a.jpg: sum it up", [{"task": "summarization", "id": 0, "args": {"text": "sum up what a.jpg shows"}}]),
+        ("is the dog from b.jpg also in a.jpg?",
+         [{"task": "visual-question-answering", "id": 0, "args": {"image": "a.jpg",
+                                                                 "question": "is the dog of b.jpg here?"}}]),
+        ("notice: 'Open 9-5'. q.wav: answer it", [{"task": "question-answering", "id": 0, "args": {
+            "question": "the question asked in q.wav", "context": "Open 9-5"}}]),
+        ("clip.mp4: read it aloud", [{"task": "text-to-speech", "id": 0, "args": {"text": "what clip.mp4 says"}}]),
     ]
     for request, raw in kept:
         plan, repairs = validate_plan(raw, known, request)

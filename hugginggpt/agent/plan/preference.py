@@ -244,19 +244,21 @@ def given_files_named_in_texts(plan: Plan, ctx: PlanContext) -> tuple[Plan, list
       embeddings of shots/p1.png" as feature-extraction's text is image-feature-extraction of it), that
       task reads the file instead, its other arguments kept where it has them (the text must name that
       one given file and no other);
-    - a drawing along a condition map (``map_by``: openpose-text-to-image) whose text names one given
-      file that no task reads ("the pose of d.jpg, the content of e.jpg") draws what that file shows: its
-      text reads the task giving the file's text (``text_of``: image-to-text), the plan's own or one added
-      right before the drawing.
+    - else, when that text is what the task works on (its one required argument) or a drawing's content,
+      the text reads the task giving the file's text (``text_of``: image-to-text for a picture,
+      automatic-speech-recognition for a recording), the plan's own or one added right before: a drawing
+      along a condition map (``map_by``) whose text names the content's picture ("the pose of d.jpg, the
+      content of e.jpg") draws what that picture shows; "a scene described in example.wav" as a picture's
+      text is drawn from the recording's transcript. A question or an instruction about another input (a
+      visual question, question answering's question) stays: a caption is no question.
 
     Only file names and kinds are read, never the words around them; a text the request holds as written
-    (a passage the user quotes), a file some task already reads and a task with neither stay as they are."""
+    (a passage the user quotes), a file some task already reads and a file of a kind no task turns into a
+    text stay as they are."""
 
     def complete(tasks: list[PlanTask], position: int) -> tuple[list[PlanTask], int, str] | None:
         step = tasks[position]
         spec = ctx.known[step.task]
-        if not spec.on_media and not spec.draws_on_map:
-            return None
         for name, value in step.args.items():
             arg = spec.find_arg(name)
             if arg is None or arg.value_kind != "text" or not isinstance(value, str):
@@ -277,11 +279,15 @@ def given_files_named_in_texts(plan: Plan, ctx: PlanContext) -> tuple[Plan, list
                 tasks = [*tasks[:position], done_on_file(step, name, file, sibling, kind, keep=True), *tasks[position + 1:]]
                 return tasks, position, (f"{step.task} was given a text naming {file!r}, which the user gives and no "
                                          f"task reads: {sibling.name} reads it")
-            reader = text_reader(kind, ctx) if spec.draws_on_map else None
+            # a text that is what the task works on (its one required argument), or a drawing's content: not
+            # a question or an instruction about another input, which a caption or transcript cannot replace
+            works_on = [a.name for a in spec.required_args] == [name]
+            reader = text_reader(kind, ctx) if works_on or spec.draws_on_map else None
             if reader is not None:
                 tasks, position, how = reading_made(tasks, position, name, reader, file, ctx)
+                what = "it draws what the file shows" if spec.draws_on_map else f"it reads the file's {reader} text"
                 return tasks, position, (f"{step.task} was given a text naming {file!r}, which the user gives and no "
-                                         f"task reads: it draws what the file shows, {how}")
+                                         f"task reads: {what}, {how}")
         return None
 
     return completed(plan, complete)
