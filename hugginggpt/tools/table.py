@@ -197,10 +197,13 @@ class TaskSpec(BaseModel):
         return [arg for arg in self.args if arg.required]
 
     def produces(self, arg_kind: str) -> bool:
-        """Whether this task's output can fill an argument of ``arg_kind`` (False when outputs are unknown)."""
+        """Whether this task's output can fill an argument of ``arg_kind`` (False when outputs are unknown): a
+        media argument its file of that kind, a text argument its text. ``data`` alone (an embedding, the
+        sources of a denoised recording, masks) is no text: a translation or a summary of it cannot run as
+        meant (docs/results/dev-ab "Session 35")."""
         if arg_kind in MEDIA_KINDS:
             return arg_kind in self.outputs
-        return bool({"text", "data"} & set(self.outputs))
+        return "text" in self.outputs
 
 
 def tool_spec(tool: Any) -> TaskSpec:

@@ -299,6 +299,26 @@ def test_a_text_argument_reading_audio_reads_the_nearest_earlier_text_instead(kn
             "(automatic-speech-recognition), the nearest earlier text producer") in reasons(repairs)
 
 
+def test_a_text_argument_needs_a_task_that_writes_text_not_only_data(known):
+    """A denoised recording (audio and its sources' data), an embedding or masks write no text: a translation of
+    the cleaned recording reads the nearest earlier text, here the transcript, and with none it is taken out (the
+    planner asks again). A label or an answer is text: it is read as planned."""
+    raw = [step("automatic-speech-recognition", 0, audio="a.wav"), step("audio-to-audio", 1, audio="a.wav"),
+           step("translation", 2, text="<resource>-1", tgt_lang="fr")]
+    plan, repairs = validate_plan(raw, known, "Transcribe a.wav, clean it up and translate it into French")
+    assert plan.by_id[2].args["text"] == "<resource>-0"
+    assert "read task 1 (audio-to-audio), which makes no text: now reads task 0" in reasons(repairs)
+    for maker, arg, value in [("audio-to-audio", "audio", "a.wav"), ("feature-extraction", "text", "hello"),
+                              ("mask-generation", "image", "a.png")]:
+        raw = [step(maker, 0, **{arg: value}), step("summarization", 1, text="<resource>-0")]
+        plan, repairs = validate_plan(raw, known, f"{value}: do it and summarize")
+        assert [t.task for t in plan.tasks] == [maker], maker
+        assert f"reads task 0 ({maker}), which makes no text" in reasons(repairs)
+    raw = [step("image-classification", 0, image="a.png"), step("summarization", 1, text="<resource>-0")]
+    assert [t.task for t in validate_plan(raw, known, "classify a.png and sum it up")[0].tasks] == [
+        "image-classification", "summarization"]
+
+
 def test_an_image_argument_reading_a_label_reads_the_request_s_one_image(known):
     raw = [step("image-classification", 0, image="photo.jpg"), step("object-detection", 1, image="<resource>-0")]
     plan, repairs = validate_plan(raw, known, "Classify photo.jpg and find the objects in it")

@@ -28,7 +28,7 @@ def stated_wants(data: Any) -> list[str] | None:
 
 
 def makes(spec: TaskSpec, kind: str) -> bool:
-    """Whether a task of ``spec`` gives the user a result of ``kind`` (a text is any text or data answer)."""
+    """Whether a task of ``spec`` gives the user a result of ``kind`` (a text is any text answer)."""
     return kind in spec.outputs if kind in MEDIA_KINDS else spec.produces("text")
 
 
