@@ -148,13 +148,13 @@ def without_earlier_asks(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repai
     if not ctx.turns or len(plan.tasks) < 2:
         return plan, []
     out: dict[int, tuple[str, str]] = {}
-    read = {ref for t in plan.tasks for ref in t.references()}
+    read_later = {ref for t in plan.tasks for ref in t.references()}
     for step in plan.tasks:
         turn = quoted_ask(step.step, ctx.turns)
         if turn is None or step.references() or any(
                 isinstance(v, str) and ctx.gives(v) for v in step.args.values()):
             continue
-        if step.id in read and any(isinstance(v, str) and same_file(v, made) for v in step.args.values()
+        if step.id in read_later and any(isinstance(v, str) and same_file(v, made) for v in step.args.values()
                                    for made in _made_files(*turn)):
             continue  # it works on what that turn made, for a task of this plan: new work
         out[step.id] = turn
@@ -174,10 +174,10 @@ def without_earlier_asks(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repai
                     continue
                 arg = spec.find_arg(name)
                 result = _result_in(answer, ask, arg.value_kind) if arg is not None else None
-                read = _read_from(value, source, arg.value_kind, result) if result is not None else None
-                if read is None:
+                moved = _read_from(value, source, arg.value_kind, result) if result is not None else None
+                if moved is None:
                     return plan, []  # this reader needs what the earlier answer does not hold
-                args[name] = read
+                args[name] = moved
         tasks.append(step if args == step.args else step.model_copy(update={"args": args}))
     for source, (ask, _) in out.items():
         readers = [t.id for t in plan.tasks if source in t.references()]
