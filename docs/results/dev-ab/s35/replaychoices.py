@@ -4,7 +4,11 @@ recorded run changed after asking about it alone (a ``choice`` repair: "the plan
 Y") is changed the same way in the answer holding that task. With the prompt unchanged, this is the current
 planner's plan for the same answers: a change to the passes is measured on a live run's answers, choice check
 included, without planning again (session 35). Run from the repository root:
-python replaychoices.py IN.json OUT.json"""
+python replaychoices.py IN.json OUT.json
+
+With ``--close IN.json.close.json`` (the answers' close calls, recorded by ``s33/closecalls.py``) the narrow
+choices are instead asked about as the planner asks them, the GGUF model scoring the questions live: a change to
+the choice check itself measured on the same answers."""
 import asyncio, json, os, re, sys, tempfile
 sys.path.insert(0, '.')
 from benchmarks import planning_quality as pq
@@ -17,8 +21,16 @@ from hugginggpt.eval.taskbench import load_taskbench
 from hugginggpt.llm.structured import ConstrainedCache
 from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-src, dst = sys.argv[1:3]
+args = sys.argv[1:]
+close = None
+if '--close' in args:
+    at = args.index('--close'); close = {e['text']: e['close'] for e in json.load(open(args[at + 1]))}; del args[at:at + 2]
+src, dst = args[:2]
 d = json.load(open(src))
+if close is not None:
+    from hugginggpt.agent.plan.choices import check_choices
+    from hugginggpt.llm.llamacpp import LlamaCppChatModel
+    scorer = LlamaCppChatModel(model_path=pq.gguf_path('qwen2.5-coder-1.5b'), n_ctx=4096, n_threads=2).answer_scores
 ConstrainedCache.get = lambda self, *a, **k: None
 CHOSE = re.compile(r"the planner chose (\S+) over (\S+) by a narrow margin")
 state = {}
@@ -33,6 +45,12 @@ async def _ask(self, messages, config, stage, model=None):
     raw = raws[i]
     self.raw_outputs.append(raw)
     data = P.parse_plan_text(raw)
+    if close is not None:  # the questions asked live from the answer's close calls
+        if not close.get(raw):
+            return data, []
+        data, repairs, asked = await check_choices(scorer, self.words, raw, data, close[raw], self.tasks)
+        self.choices_asked += asked
+        return data, repairs
     tasks = data.get('tasks') if isinstance(data, dict) else data
     repairs = []
     for rep in state['choices']:
