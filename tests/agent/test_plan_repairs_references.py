@@ -73,6 +73,13 @@ def test_a_follow_ups_text_read_as_a_missing_result_reads_the_conversations_last
     plan, _ = validate_plan([step("translation", 0, text="<resource>-0", tgt_lang="en")], known, "再翻译成英文",
                             answer_before="转写结果：“下周一开会。”")
     assert plan.by_id[0].args["text"] == "下周一开会。"
+    # a first line ending in a colon introduces the text (any script's colon); a colon inside a line does not
+    for answer, text in [("Here it is:\nWaves fold the light,\nthe gulls circle.", "Waves fold the light,\nthe gulls circle."),
+                         ("这是译文：\n明天见。", "明天见。"), ("Note: the shop opens at 9.", "Note: the shop opens at 9."),
+                         ("Here it is:", "Here it is:")]:
+        plan, _ = validate_plan([step("text-to-speech", 0, text="<resource>-0")], known, "read it aloud",
+                                answer_before=answer)
+        assert plan.by_id[0].args["text"] == text, answer
     # an earlier task that writes a text is read first; without a conversation the task is still rejected
     raw = [step("automatic-speech-recognition", 0, audio="a.wav"), step("summarization", 1, text="<resource>-1")]
     plan, _ = validate_plan(raw, known, "Transcribe a.wav and summarize it", answer_before="a quote: 'not this'")

@@ -54,12 +54,19 @@ _QUOTED = re.compile(
     r"|(?:^|(?<=[\s:：(]))'([^'\n]{2,}?)'(?=$|[\s.,!?;:)])")
 
 
+_INTRODUCED = re.compile(r"\A[^\n]*[:：]\s*\n(?P<rest>.*\S.*)\Z", re.S)
+
+
 def answer_text(answer: str) -> str:
     """What an earlier answer gives a later task to read as a text: the one passage it quotes (``Here is the
-    transcript: "..."``, ``In Spanish: 'Me encanta esta ciudad'``, 「...」, «...»), else the whole answer.
-    Quotation marks only, so it holds in any language; an apostrophe inside a word opens no quote."""
+    transcript: "..."``, ``In Spanish: 'Me encanta esta ciudad'``, 「...」, «...»), else what follows a first line
+    that ends in a colon (``Here it is:`` then the poem; ``这是译文：`` then the text), else the whole answer.
+    Quotation marks and colons only, so it holds in any language; an apostrophe inside a word opens no quote."""
     found = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(answer)]
-    return found[0].strip() if len(found) == 1 else answer.strip()
+    if len(found) == 1:
+        return found[0].strip()
+    introduced = _INTRODUCED.match(answer.strip())
+    return introduced.group("rest").strip() if introduced else answer.strip()
 
 
 @dataclass(frozen=True)
