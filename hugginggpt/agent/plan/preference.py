@@ -154,8 +154,8 @@ def without_earlier_asks(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repai
         if turn is None or step.references() or any(
                 isinstance(v, str) and ctx.gives(v) for v in step.args.values()):
             continue
-        if step.id in read_later and any(isinstance(v, str) and same_file(v, made) for v in step.args.values()
-                                   for made in _made_files(*turn)):
+        made = _made_files(*turn) if step.id in read_later else []
+        if any(isinstance(v, str) and same_file(v, file) for v in step.args.values() for file in made):
             continue  # it works on what that turn made, for a task of this plan: new work
         out[step.id] = turn
     if not out or len(out) == len(plan.tasks):
