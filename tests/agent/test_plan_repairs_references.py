@@ -326,6 +326,20 @@ def test_a_text_argument_needs_a_task_that_writes_text_not_only_data(known):
         "image-classification", "summarization"]
 
 
+def test_a_step_no_longer_read_once_its_reader_reads_the_right_kind_is_taken_out(known):
+    """An embedding of a drawing, read as the image of the next step: the next step now reads the drawing, and
+    the embedding, whose text is the drawing and which nobody reads any more, cannot run and goes."""
+    raw = [step("text-to-image", 0, text="a small house in the woods"), step("feature-extraction", 1, text="<resource>-0"),
+           step("image-text-to-image", 2, image="<resource>-1", prompt="a winter version")]
+    request = "Mach ein Bild von einem kleinen Haus im Wald, schätz dessen Tiefe und erzeug eine Winterversion"
+    plan, repairs = validate_plan(raw, known, request)
+    assert [t.task for t in plan.tasks] == ["text-to-image", "image-text-to-image"]
+    assert plan.by_id[2].args["image"] == "<resource>-0"
+    assert ("rejected: task 1 (feature-extraction): argument 'text' reads task 0 (text-to-image), which makes no text"
+            in reasons(repairs))
+    assert problems(plan, PlanContext.of(known, request)) == []
+
+
 def test_an_image_argument_reading_a_label_reads_the_request_s_one_image(known):
     raw = [step("image-classification", 0, image="photo.jpg"), step("object-detection", 1, image="<resource>-0")]
     plan, repairs = validate_plan(raw, known, "Classify photo.jpg and find the objects in it")

@@ -188,10 +188,27 @@ def kind_true_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repai
     the request's one file of that kind; with neither, a media argument takes its task out, and so does a
     text that is wholly such a reference in a task no other task reads (text-to-audio of a depth map: it
     cannot run, and taking it out takes nothing else with it); other texts are left for execution. Only
-    text and media arguments, and only tasks whose outputs are known, are checked."""
+    text and media arguments, and only tasks whose outputs are known, are checked. A task that was read
+    only by arguments this pass sent to another task is no longer read: the pass runs once more on the
+    plan it made, and a text of that task which is wholly such a reference takes it out too (a feature
+    extraction of a drawing, read as the image of the next step, which now reads the drawing itself)."""
+    fixed, repairs = _kind_true_once(plan, ctx)
+    if _read_ids(fixed) >= _read_ids(plan) & {t.id for t in fixed.tasks}:
+        return fixed, repairs
+    again, more = _kind_true_once(fixed, ctx)
+    return again, [*repairs, *more]
+
+
+def _read_ids(plan: Plan) -> set[int]:
+    """The ids of the tasks of ``plan`` that a task of it reads."""
+    return {n for t in plan.tasks for n in t.references()}
+
+
+def _kind_true_once(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
+    """One walk of ``kind_true_references`` over ``plan``."""
     walk = _ArgumentWalk(plan, ctx)
     by_id = plan.by_id
-    read = {n for t in plan.tasks for n in t.references()}
+    read = _read_ids(plan)
 
     def fix(task: PlanTask, position: int, name: str, kind: str, value: str) -> str:
         wrong = sorted({n for n in map(int, CANONICAL_REF.findall(value))
