@@ -110,3 +110,17 @@ def test_long_conversations_and_steps_are_compared_in_linear_time(known):
         assert quoted_ask(words, turns) is None
     assert quoted_ask("ab" * 9000, turns) == turns[0]
     assert time.process_time() - started < 1.0
+
+
+def test_the_conversation_gives_its_answered_asks_and_its_last_answer():
+    """An ask is paired with the answer after it; an answer with no ask before it (a greeting the history opens
+    with) is still the last answer a follow-up's "summarize it" reads; an ask not yet answered is no turn."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from hugginggpt.agent.plan.planner import conversation
+
+    assert conversation([]) == ([], None)
+    history = [AIMessage("Hello! What can I do?"), HumanMessage("Transcribe a.wav"), AIMessage("It says: hi."),
+               HumanMessage("and b.wav?")]
+    assert conversation(history) == ([("Transcribe a.wav", "It says: hi.")], "It says: hi.")
+    assert conversation(history[:1]) == ([], "Hello! What can I do?")

@@ -112,7 +112,13 @@ def validate_plan(raw: Any, known: Mapping[str, TaskSpec], request: str | None =
     ``answer_before``: the conversation's last answer (a text argument that reads a result the plan does not
     have reads what it gives). ``turns``: the conversation's earlier asks, each with the answer it got.
     """
-    plan, repairs = read_plan(raw, max_tasks)
-    ctx = PlanContext.of(known, request, max_tasks, given, words, answer_before, turns)
+    return validated(raw, PlanContext.of(known, request, max_tasks, given, words, answer_before, turns),
+                     without=without)
+
+
+def validated(raw: Any, ctx: PlanContext, *, without: Collection[str] = ()) -> tuple[Plan, list[Repair]]:
+    """``validate_plan`` with the plan's context made already (the planner makes it once per request, for
+    the passes and for ``check.problems``)."""
+    plan, repairs = read_plan(raw, ctx.max_tasks)
     plan, more = run_passes(plan, ctx, without=without)
     return plan, [*repairs, *more]

@@ -46,7 +46,7 @@ from hugginggpt.agent.plan.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
 from hugginggpt.agent.plan.outputs import stated_wants, undelivered, wants_note
 from hugginggpt.agent.plan.parse import parse_plan_text, plan_schema, plan_schema_key, without_unfinished_task
-from hugginggpt.agent.plan.passes import is_rejection, validate_plan
+from hugginggpt.agent.plan.passes import is_rejection, validated
 from hugginggpt.agent.plan.prompt import planning_messages, request_context
 from hugginggpt.agent.request import AgentRequest, trim_history
 from hugginggpt.agent.trace import Trace, UsageCounter
@@ -181,12 +181,14 @@ class _Attempt:
         # what the plan may read: the request with its files, and the conversation so far
         history = trim_history(request.chat_history, planner.history_tokens)
         self.context = request_context(request.input, request.files, history)
-        # the conversation's last answer: what a text argument reading a result the plan lacks reads
-        self.answer_before = next((content_text(m) for m in reversed(history) if isinstance(m, AIMessage)), None)
-        self.turns = conversation_turns(history)
         # the files this request gives (not the conversation's): each is for a task to read
         self.given = given_files(text, tuple(request.files))
         self.words = request.input  # the user's own text, without the attached files listed after it
+        # what the passes and the re-ask's checks read: the request, its files, and the conversation's earlier
+        # asks with their answers and its last answer (what a text reading a result the plan lacks reads)
+        turns, answer_before = conversation(history)
+        self.plan_context = PlanContext.of(self.tasks, self.context, given=self.given, words=self.words,
+                                           answer_before=answer_before, turns=turns)
         self.max_tokens = plan_max_tokens(text)
         self.inputs = (request_inputs(self.context, tuple(request.files))
                        if self.tasks and exact_schemas(llm) else None)
@@ -248,8 +250,7 @@ class _Attempt:
 
     def _validate(self, asked: tuple[Any, list[Repair]]) -> _Answer:
         data, read_repairs = asked
-        plan, repairs = validate_plan(data, self.tasks, self.context, given=self.given, words=self.words,
-                                      answer_before=self.answer_before, turns=self.turns)
+        plan, repairs = validated(data, self.plan_context)
         return _Answer(plan, [*read_repairs, *repairs], stated_wants(data))
 
     def _error(self, answer: _Answer) -> str | None:
@@ -257,8 +258,7 @@ class _Attempt:
         rejections = _rejections(answer.repairs)
         if rejections:
             return "; ".join(rejections)
-        left = problems(answer.plan, PlanContext.of(self.tasks, self.context, given=self.given, words=self.words,
-                                                      answer_before=self.answer_before, turns=self.turns))
+        left = problems(answer.plan, self.plan_context)
         if left:  # what the passes could not make runnable (none is expected)
             return "; ".join(left)
         if not answer.plan.tasks and self.given:
@@ -331,18 +331,21 @@ class _Attempt:
         return answer
 
 
-def conversation_turns(history: list[BaseMessage]) -> list[tuple[str, str]]:
-    """The conversation's asks, each with the answer that followed it (oldest first); an ask not yet answered
-    is left out."""
+def conversation(history: list[BaseMessage]) -> tuple[list[tuple[str, str]], str | None]:
+    """The conversation's asks, each with the answer that followed it (oldest first; an ask not yet answered
+    is left out), and its last answer (None when there is none), which may follow no ask."""
     turns: list[tuple[str, str]] = []
     ask: str | None = None
+    last: str | None = None
     for message in history:
         if isinstance(message, HumanMessage):
             ask = content_text(message)
-        elif isinstance(message, AIMessage) and ask is not None:
-            turns.append((ask, content_text(message)))
-            ask = None
-    return turns
+        elif isinstance(message, AIMessage):
+            last = content_text(message)
+            if ask is not None:
+                turns.append((ask, last))
+                ask = None
+    return turns, last
 
 
 def _why_first_stays(second: _Answer, first: _Answer, *, mended: bool) -> str | None:
