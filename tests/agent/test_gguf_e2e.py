@@ -74,13 +74,14 @@ def test_small_gguf_plans_runs_and_answers_with_a_complete_trace(smollm2, local_
 
     plan = output["plan"]
     # every answer the planner wrote ({"step", "task", "id", "args"}) follows the schema it was held to. A 135M
-    # model can write tasks until max_tokens cuts it off (llama.cpp says finish_reason "length"): then its whole
-    # tasks do, and the unfinished one is dropped, never completed by a lenient reader
+    # model can write tasks until max_tokens cuts it off (llama.cpp says finish_reason "length") or until it is
+    # stopped for repeating itself ("repetition"; on some CPUs its draw does): then its whole tasks do, and the
+    # unfinished one is dropped, never completed by a lenient reader
     trace = json.loads(Path(output["trace"]).read_text())
     planning_calls = [c for c in trace["llm_calls"] if c["stage"].startswith("planning")]
     assert [c["output"] for c in planning_calls] == trace["raw_plan_outputs"]
     for call in planning_calls:
-        assert call["finish_reason"] in ("stop", "length"), call["finish_reason"]
+        assert call["finish_reason"] in ("stop", "length", "repetition"), call["finish_reason"]
         if call["finish_reason"] == "stop":
             written = json.loads(call["output"])  # a finished answer is strict JSON
         else:
