@@ -117,9 +117,10 @@ def test_quickstart_runs_with_a_real_gguf_controller(notebook_env, monkeypatch):
     assert "error" not in trace
 
 
-def test_agent_comparison_scores_and_plots_the_three_agents(notebook_env):
+def test_agent_comparison_scores_and_plots_the_three_agents(notebook_env, monkeypatch):
     if not (TASKBENCH / "data.json").is_file():
         pytest.skip(f"TaskBench sample not found at {TASKBENCH} (it lives outside the repository)")
+    monkeypatch.setenv("HUGGINGGPT_TASKBENCH", str(TASKBENCH))  # the sample this test found, wherever it lives
     notebook = execute("agent_comparison.ipynb")
 
     tables = "\n".join(outputs(notebook, "text/html"))
