@@ -65,8 +65,9 @@ def answer_text(answer: str) -> str:
     found = [next(g for g in m.groups() if g is not None) for m in _QUOTED.finditer(answer)]
     if len(found) == 1:
         return found[0].strip()
-    introduced = _INTRODUCED.match(answer.strip())
-    return introduced.group("rest").strip() if introduced else answer.strip()
+    whole = answer.strip()
+    introduced = _INTRODUCED.match(whole)
+    return introduced.group("rest").strip() if introduced else whole
 
 
 @dataclass(frozen=True)
