@@ -200,6 +200,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--ids-only", action="store_true",
                         help="TaskBench with --requests: plan the same samples, with their English requests")
     parser.add_argument("--limit", type=int, default=None, help="real: plan at most this many requests")
+    parser.add_argument("--ids", default=None,
+                        help="comma-separated request or sample ids: plan only those of the selection (a paired re-run)")
     parser.add_argument("--data", default=None, help="the TaskBench folder or the real-request file")
     parser.add_argument("--out", default=None, help="result file (default benchmarks/results/planning_quality-LABEL.json)")
     parser.add_argument("--threads", type=int, default=2)
@@ -226,12 +228,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         mapping = TaskBenchMapping(dataset.tools)
         tasks = mapping.domain_specs()
         samples, translated = taskbench_samples(dataset, args)
+        if args.ids:
+            samples = [s for s in samples if str(s.id) in set(args.ids.split(","))]
         header["slice"] = {"per_type": args.per_type, "offset": args.offset} if args.split else [args.start, args.end]
 
         def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
             return {**header, **costs(rows, time.perf_counter() - started), **taskbench_summary(dataset, rows)}
     else:
         requests = select_split(load_real_requests(args.data or REAL_REQUESTS), args.split)[:args.limit]
+        if args.ids:
+            requests = [r for r in requests if r.id in set(args.ids.split(","))]
         from hugginggpt.tools.table import task_table
 
         tasks = list(task_table())

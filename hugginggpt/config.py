@@ -107,6 +107,9 @@ TABLE: tuple[Setting, ...] = (
             "in one batch (with `checked` sampling), off one token at a time", on_off=True),
     Setting("HUGGINGGPT_CHOICE_CHECK", "on", "planning: on asks about each task name the embedded model chose "
             "narrowly (between it and one or two others) in a question of its own, off keeps its answer", on_off=True),
+    Setting("HUGGINGGPT_WANTS_CHECK", "on", "planning: on asks the embedded model alone whether the user wants "
+            "back a picture, sound or video that its answer says is wanted and no task makes, and plans afresh "
+            "once when it says yes in both orders; off keeps the answer with a note", on_off=True),
     Setting("HUGGINGGPT_VERBOSE", None, "any value: the CLI keeps library logs and progress bars"),
     Setting("HUGGINGGPT_DIFFUSION_STEPS", "25", "denoising steps of diffusion tasks when the call does not say"),
     Setting("HUGGINGGPT_CONTROLNET_BASE", None, "base pipeline (folder or Hub id) of ControlNet tasks; unset: "

@@ -84,7 +84,7 @@ def test_the_settings_table_is_read_when_asked(monkeypatch):
     assert config.ENV_VARS["trace_dir"] == "HUGGINGGPT_TRACE_DIR"
 
 
-@pytest.mark.parametrize("key", ["jump_forward", "choice_check", "allow_private_urls", "download_models"])
+@pytest.mark.parametrize("key", ["jump_forward", "choice_check", "wants_check", "allow_private_urls", "download_models"])
 def test_every_switch_reads_on_and_off_the_same_way(monkeypatch, key):
     """One reader for on/off variables (``config.switch``): the same words in any letter case mean the same
     to each, unset means the table's default (None without one), and any other value is an error naming

@@ -5,7 +5,10 @@ The planner's answer opens with ``"wants"``: the kinds of result the user asked 
 ``audio``, ``video``; none for a greeting). The model reads the request for it, in whatever language the
 request is written: no word list is involved. Writing it before the tasks makes the model read the request
 for its results first. A plan whose tasks make none of a wanted kind keeps its tasks and gets a note in its
-repairs (``planner.py``): the model names a kind nobody asked for more often than its plan misses one.
+repairs (``planner.py``): the model names a kind nobody asked for more often than its plan misses one. A
+controller that scores replies is asked about such a media kind alone (``confirmed_want``: "does the user ask
+to get a picture back?", yes and no in both orders); when both orders say yes, the planner draws the plan
+afresh once (``planner.py``).
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hugginggpt.agent.plan.choices import LETTERS, Scorer
 from hugginggpt.agent.plan.model import Plan, refs_in
 from hugginggpt.agent.plan.references import makers_of
+from hugginggpt.prompts import render_prompt
 from hugginggpt.tools.schemas import WANTED_KINDS
 from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
 
@@ -49,6 +54,29 @@ def wants_note(missing: Sequence[str], wants: Sequence[str], known: Mapping[str,
         parts.append(f"{kind} (tasks that make {kind}: {', '.join(makers)})" if makers else kind)
     return (f"the answer says the user wants {', '.join(wants)} back, but no task of the plan makes "
             + "; ".join(parts))
+
+
+WHAT = {"image": "a picture", "audio": "a sound or spoken audio", "video": "a video"}
+"""How the question about a wanted media kind names it."""
+
+
+def wanted_messages(request: str, kind: str, options: Sequence[str]) -> list[tuple[str, str]]:
+    """The question whether ``request`` asks to get a result of media ``kind`` back, with the lettered
+    ``options`` ("yes", "no" in some order)."""
+    lines = "\n".join(f"{letter}) {option}" for letter, option in zip(LETTERS, options))
+    system, _, human = render_prompt("planning_wanted", request=request, what=WHAT[kind],
+                                     options=lines).partition("\n---\n")
+    return [("system", system.strip()), ("human", human.strip())]
+
+
+def confirmed_want(scorer: Scorer, request: str, kind: str) -> bool:
+    """Whether the model, asked alone, says that ``request`` asks to get a result of media ``kind`` back: its
+    reply scored with "yes" first and with "no" first (a small model favours a position), yes in both."""
+    for options in (("yes", "no"), ("no", "yes")):
+        scores = scorer(wanted_messages(request, kind, options), list(LETTERS[:2]))
+        if options[max(range(2), key=scores.__getitem__)] != "yes":
+            return False
+    return True
 
 
 def delivered_kinds(steps: Sequence[Mapping[str, Any]], known: Mapping[str, TaskSpec]) -> list[str]:

@@ -23,11 +23,15 @@ no task where the first kept some, or leaves what it was asked to mend (a file s
 written twice) while the first lost no task; a re-ask the LLM fails to answer (an ``LLMError``, such as a
 prompt longer than its context) leaves the first answer, with a note. A plan that makes none of a kind the
 answer says the user wants is kept, with a note in its repairs (the model's statement of what is wanted is
-less reliable than its plan: re-asking on it lost plans; docs/results/dev-ab "Session 15").
+less reliable than its plan: re-asking on it lost plans; docs/results/dev-ab "Session 15"), except where a
+controller that scores replies and draws afresh, asked alone whether the user wants that picture, sound or
+video back (``outputs.confirmed_want``, both orders), says yes: then, when nothing was re-asked yet, the plan
+is drawn afresh once, and the new plan replaces the first when it can run as it is and makes that kind.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,10 +45,10 @@ from hugginggpt import config as settings
 from hugginggpt.agent.llm_call import acall_llm
 from hugginggpt.agent.plan.choices import check_choices
 from hugginggpt.agent.plan.check import problems, repeated_steps, unread_files
-from hugginggpt.agent.plan.context import PlanContext, given_files, request_inputs
+from hugginggpt.agent.plan.context import PlanContext, given_files, input_kinds, request_inputs
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
-from hugginggpt.agent.plan.outputs import stated_wants, undelivered, wants_note
+from hugginggpt.agent.plan.outputs import confirmed_want, stated_wants, undelivered, wants_note
 from hugginggpt.agent.plan.parse import parse_plan_text, plan_schema, plan_schema_key, without_unfinished_task
 from hugginggpt.agent.plan.passes import is_rejection, validated
 from hugginggpt.agent.plan.prompt import planning_messages, request_context
@@ -56,7 +60,7 @@ from hugginggpt.llm.sampling import redrawn
 from hugginggpt.llm.structured import ConstrainedCache, Structured, exact_schemas
 from hugginggpt.llm.token_limits import bounded, token_limit
 from hugginggpt.prompts import render_prompt
-from hugginggpt.tools.table import TaskSpec
+from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
 
 
 @dataclass
@@ -164,6 +168,8 @@ class Planner:
         counted = usage.as_dict()
         if attempt.choices_asked:
             counted["choice_checks"] = attempt.choices_asked
+        if attempt.wants_asked:
+            counted["wants_checks"] = attempt.wants_asked
         return PlanResult(plan=answer.plan, repairs=answer.repairs, raw_outputs=attempt.raw_outputs,
                           usage=counted, prompt=[{"role": m.type, "content": content_text(m)} for m in messages],
                           structured=attempt.constrained is not None, wants=answer.wants)
@@ -199,6 +205,7 @@ class _Attempt:
                             if self.tasks else None)
         self.raw_outputs: list[str] = []
         self.choices_asked = 0  # narrow task choices asked about alone (two scoring passes each)
+        self.wants_asked = 0  # wanted kinds no task makes, asked about alone (two scoring passes each)
 
     def _drawn_again(self) -> Any | None:
         """The model for the second ask: the controller drawing afresh, held to the same schema as the first
@@ -278,8 +285,48 @@ class _Attempt:
         return None
 
     async def run(self, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
-        """The answer planning keeps (``_choose``), with a note when it makes none of a wanted kind."""
-        return self._noted(await self._choose(messages, config))
+        """The answer planning keeps (``_choose``, then ``_delivered``), with a note when it makes none of a
+        wanted kind."""
+        return self._noted(await self._delivered(await self._choose(messages, config), messages, config))
+
+    async def _delivered(self, answer: _Answer, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
+        """``answer``, or a plan drawn afresh when ``answer`` makes none of a media kind it says the user wants,
+        no file of the request or the conversation has that kind, and the model, asked alone, confirms the user
+        wants it back (``outputs.confirmed_want``). Only for a controller that scores replies and draws afresh,
+        and only when nothing was asked again yet; the new plan is used when it can run as it is and makes
+        that kind, else ``answer`` stays with a note."""
+        scorer = getattr(self.planner.llm, "answer_scores", None)
+        if scorer is None or len(self.raw_outputs) != 1 or not settings.switch("wants_check"):
+            return answer
+        given = input_kinds(self.context)
+        missing = [kind for kind in undelivered(answer.plan, answer.wants or [], self.tasks)
+                   if kind in MEDIA_KINDS and kind not in given]
+        again = self._drawn_again() if missing else None
+        if again is None:
+            return answer
+        kind = missing[0]
+        self.wants_asked += 1
+        try:
+            if not await asyncio.to_thread(confirmed_want, scorer, self.words, kind):
+                return answer
+        except LLMError:  # the question does not fit the context: the answer stands
+            return answer
+        why = f"the answer says the user wants {kind} back and no task makes it; asked alone, the model confirms it"
+        try:
+            second = self._validate(await self._ask(messages, config, "planning-redraw", again))
+        except (PlanError, LLMError) as exc:
+            answer.repairs = [*answer.repairs, {"task_id": None, "pass": "planner", "reason": (
+                f"asked again after: {why}; the second ask failed ({exc})")}]
+            return answer
+        if second.plan.tasks and self._error(second) is None and not undelivered(second.plan, [kind], self.tasks):
+            second.repairs = [{"task_id": None, "pass": "planner", "reason": f"asked again after: {why} (drawn afresh)"},
+                              *second.repairs]
+            return second
+        answer.repairs = [*answer.repairs, {"task_id": None, "pass": "planner", "reason": (
+            f"asked again after: {why}; the second answer was not used (it "
+            + ("makes no " + kind if second.plan.tasks and self._error(second) is None else "cannot run as it is")
+            + ")")}]
+        return answer
 
     async def _choose(self, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
         """The first answer when it can be used; else the re-ask's, unless ``_why_first_stays`` keeps the first."""
