@@ -110,6 +110,9 @@ TABLE: tuple[Setting, ...] = (
     Setting("HUGGINGGPT_WANTS_CHECK", "on", "planning: on asks the embedded model alone whether the user wants "
             "back a picture, sound or video that its answer says is wanted and no task makes, and plans afresh "
             "once when it says yes in both orders; off keeps the answer with a note", on_off=True),
+    Setting("HUGGINGGPT_PLAN_DRAWS", "1", "planning: how many plans a sampling controller draws for a request "
+            "(each with the next seed, at its own temperature); 3 or more keeps the plan most draws agree on, "
+            "stopping once the rest cannot change it (about twice the planning calls for 3); 1: one draw"),
     Setting("HUGGINGGPT_VERBOSE", None, "any value: the CLI keeps library logs and progress bars"),
     Setting("HUGGINGGPT_DIFFUSION_STEPS", "25", "denoising steps of diffusion tasks when the call does not say"),
     Setting("HUGGINGGPT_CONTROLNET_BASE", None, "base pipeline (folder or Hub id) of ControlNet tasks; unset: "
@@ -165,6 +168,19 @@ def switch(key: str) -> bool | None:
         return word in ON_WORDS
     raise ConfigError(f"{var(key)}={given!r} is not a switch value: use one of {', '.join(ON_WORDS)} "
                       f"or {', '.join(OFF_WORDS)}")
+
+
+def count(key: str) -> int:
+    """A whole-number variable of at least 1: its value when set and not empty, else its default. Any other
+    value raises ``ConfigError`` naming the variable."""
+    given = (env(key) or "").strip() or default(key)
+    try:
+        number = int(given)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise ConfigError(f"{var(key)}={given!r} is not a whole number of at least 1")
+    return number
 
 
 def default(key: str) -> str:

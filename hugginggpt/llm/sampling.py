@@ -1,4 +1,4 @@
-"""Another draw from the same controller: the model sampled at a higher temperature with another seed.
+"""Other draws from the same controller: the model with another seed, at a higher temperature or its own.
 
 A planner whose first answer cannot be used asks once more. Asked the same way, a model that samples at a
 low temperature with a fixed seed (the embedded llama.cpp controller: 0.2, seed 0) mostly answers the same
@@ -29,3 +29,16 @@ def redrawn(llm: Any, temperature: float = REDRAW_TEMPERATURE) -> Any | None:
         seed = getattr(llm, "seed", None)
         update["seed"] = seed + 1 if isinstance(seed, int) and not isinstance(seed, bool) else 1
     return llm.model_copy(update=update)
+
+
+def reseeded(llm: Any, offset: int) -> Any | None:
+    """``llm`` sampling at its own temperature with its seed moved on by ``offset`` (another draw of the same
+    answer, for a vote among draws); None when the model has no seed to set or samples greedily
+    (temperature 0: every seed draws the same answer)."""
+    fields = declared_fields(llm)
+    own = getattr(llm, "temperature", None)
+    if "seed" not in fields or "temperature" not in fields or not own:
+        return None
+    seed = getattr(llm, "seed", None)
+    base = seed if isinstance(seed, int) and not isinstance(seed, bool) else 0
+    return llm.model_copy(update={"seed": base + offset})

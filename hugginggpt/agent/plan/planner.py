@@ -1,4 +1,4 @@
-"""Stage 1, task planning: turn a request into a validated plan with one LLM call (two at most).
+"""Stage 1, task planning: turn a request into a validated plan with one LLM call (two at most, unless a vote is asked for).
 
 A ``Planner`` is made once per agent (its tasks, structured mode, demonstrations, the cache of constrained
 LLMs) and called per request: ``await planner.plan(request, config=..., trace=...)``.
@@ -27,6 +27,9 @@ less reliable than its plan: re-asking on it lost plans; docs/results/dev-ab "Se
 controller that scores replies and draws afresh, asked alone whether the user wants that picture, sound or
 video back (``outputs.confirmed_want``, both orders), says yes: then, when nothing was re-asked yet, the plan
 is drawn afresh once, and the new plan replaces the first when it can run as it is and makes that kind.
+With ``HUGGINGGPT_PLAN_DRAWS`` at 3 or more, the plan kept so far goes to a vote (``vote.py``): the same prompt
+drawn again with the next seeds at the controller's own temperature, the plan most usable draws agree on kept
+(ties: the plan kept so far; a plan that cannot run as it is casts no vote).
 """
 
 from __future__ import annotations
@@ -52,11 +55,12 @@ from hugginggpt.agent.plan.outputs import confirmed_want, stated_wants, undelive
 from hugginggpt.agent.plan.parse import parse_plan_text, plan_schema, plan_schema_key, without_unfinished_task
 from hugginggpt.agent.plan.passes import is_rejection, validated
 from hugginggpt.agent.plan.prompt import planning_messages, request_context
+from hugginggpt.agent.plan.vote import plan_shape, settled, winner
 from hugginggpt.agent.request import AgentRequest, trim_history
 from hugginggpt.agent.trace import Trace, UsageCounter
 from hugginggpt.errors import LLMError, PlanError
 from hugginggpt.llm.content import content_text, cut_off, finish_reason
-from hugginggpt.llm.sampling import redrawn
+from hugginggpt.llm.sampling import redrawn, reseeded
 from hugginggpt.llm.structured import ConstrainedCache, Structured, exact_schemas
 from hugginggpt.llm.token_limits import bounded, token_limit
 from hugginggpt.prompts import render_prompt
@@ -116,6 +120,7 @@ class Planner:
         self.history_tokens = history_tokens
         self._constrained = constrained
         self._again: tuple[BaseChatModel, ConstrainedCache | None] | None = None
+        self._voters: tuple[BaseChatModel, dict[int, ConstrainedCache | None]] | None = None
 
     @property
     def constrained(self) -> ConstrainedCache:
@@ -132,6 +137,17 @@ class Planner:
             model = redrawn(self.llm)
             self._again = (self.llm, ConstrainedCache(model, self.structured) if model is not None else None)
         return self._again[1]
+
+    def voter(self, offset: int) -> ConstrainedCache | None:
+        """The controller with its seed moved on by ``offset`` at its own temperature (``llm/sampling.reseeded``:
+        a vote's draw), constrained to each plan schema; None when it has no seed to move."""
+        if self._voters is None or self._voters[0] is not self.llm:
+            self._voters = (self.llm, {})
+        caches = self._voters[1]
+        if offset not in caches:
+            model = reseeded(self.llm, offset)
+            caches[offset] = ConstrainedCache(model, self.structured) if model is not None else None
+        return caches[offset]
 
     @property
     def wants(self) -> bool:
@@ -170,6 +186,8 @@ class Planner:
             counted["choice_checks"] = attempt.choices_asked
         if attempt.wants_asked:
             counted["wants_checks"] = attempt.wants_asked
+        if attempt.votes:
+            counted["plan_votes"] = attempt.votes
         return PlanResult(plan=answer.plan, repairs=answer.repairs, raw_outputs=attempt.raw_outputs,
                           usage=counted, prompt=[{"role": m.type, "content": content_text(m)} for m in messages],
                           structured=attempt.constrained is not None, wants=answer.wants)
@@ -206,6 +224,7 @@ class _Attempt:
         self.raw_outputs: list[str] = []
         self.choices_asked = 0  # narrow task choices asked about alone (two scoring passes each)
         self.wants_asked = 0  # wanted kinds no task makes, asked about alone (two scoring passes each)
+        self.votes = 0  # usable plans a vote among draws counted (0: no vote)
 
     def _drawn_again(self) -> Any | None:
         """The model for the second ask: the controller drawing afresh, held to the same schema as the first
@@ -285,9 +304,56 @@ class _Attempt:
         return None
 
     async def run(self, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
-        """The answer planning keeps (``_choose``, then ``_delivered``), with a note when it makes none of a
-        wanted kind."""
-        return self._noted(await self._delivered(await self._choose(messages, config), messages, config))
+        """The answer planning keeps (``_choose``, then ``_delivered``, then ``_voted``), with a note when it
+        makes none of a wanted kind."""
+        answer = await self._delivered(await self._choose(messages, config), messages, config)
+        return self._noted(await self._voted(answer, messages, config))
+
+    async def _voted(self, answer: _Answer, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
+        """``answer``, or the plan most draws agree on (``vote.py``) when ``HUGGINGGPT_PLAN_DRAWS`` asks for 3 or
+        more: ``answer`` (the plan kept so far, re-asked or not) is the first vote, and the same prompt is drawn
+        again with the next seeds at the controller's own temperature (``llm/sampling.reseeded``) until the
+        draws left cannot change the vote. A plan that cannot be used as it is (or a draw that fails) casts no
+        vote: when ``answer`` is such a plan, the usable draws decide among themselves (ties: the earliest)."""
+        draws = settings.count("plan_draws")
+        if draws < 3:
+            return answer
+        first_usable = self._error(answer) is None
+        answers = [answer] if first_usable else []
+        for offset in range(1, draws):
+            if settled([a.plan for a in answers], draws - offset):
+                break
+            model = self._reseeded(offset)
+            if model is None:
+                return answer
+            try:
+                drawn = self._validate(await self._ask(messages, config, "planning-vote", model))
+            except (PlanError, LLMError):
+                continue
+            if self._error(drawn) is None:
+                answers.append(drawn)
+        self.votes = len(answers)
+        if not answers:
+            return answer
+        kept = winner([a.plan for a in answers])
+        if first_usable and kept == 0:
+            return answer
+        chosen = answers[kept]
+        agree = sum(plan_shape(a.plan) == plan_shape(chosen.plan) for a in answers)
+        why = "the first draw's differs" if first_usable else "the plan kept before cannot run as it is"
+        chosen.repairs = [{"task_id": None, "pass": "planner", "reason": (
+            f"{agree} of {len(answers)} usable draws agree on this plan; {why}")}, *chosen.repairs]
+        return chosen
+
+    def _reseeded(self, offset: int) -> Any | None:
+        """The controller drawing with its seed moved on by ``offset`` at its own temperature, held to the
+        first ask's schema when that one was; None when the controller has no seed to move."""
+        voter = self.planner.voter(offset)
+        if voter is None:
+            return None
+        if self.constrained is not None:
+            return voter.get(*self.schema, max_tokens=self.max_tokens)
+        return bounded(voter.llm, self.max_tokens)
 
     async def _delivered(self, answer: _Answer, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
         """``answer``, or a plan drawn afresh when ``answer`` makes none of a media kind it says the user wants,
