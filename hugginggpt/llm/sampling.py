@@ -26,8 +26,7 @@ def redrawn(llm: Any, temperature: float = REDRAW_TEMPERATURE) -> Any | None:
     own = getattr(llm, "temperature", None)
     update: dict[str, Any] = {"temperature": max(temperature, own) if isinstance(own, (int, float)) else temperature}
     if "seed" in fields:
-        seed = getattr(llm, "seed", None)
-        update["seed"] = seed + 1 if isinstance(seed, int) and not isinstance(seed, bool) else 1
+        update["seed"] = _own_seed(llm) + 1
     return llm.model_copy(update=update)
 
 
@@ -39,6 +38,10 @@ def reseeded(llm: Any, offset: int) -> Any | None:
     own = getattr(llm, "temperature", None)
     if "seed" not in fields or "temperature" not in fields or not own:
         return None
+    return llm.model_copy(update={"seed": _own_seed(llm) + offset})
+
+
+def _own_seed(llm: Any) -> int:
+    """The model's seed, 0 when it has none set (a seed field left at None)."""
     seed = getattr(llm, "seed", None)
-    base = seed if isinstance(seed, int) and not isinstance(seed, bool) else 0
-    return llm.model_copy(update={"seed": base + offset})
+    return seed if isinstance(seed, int) and not isinstance(seed, bool) else 0

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -119,8 +120,8 @@ class Planner:
         self.demonstrations = demonstrations
         self.history_tokens = history_tokens
         self._constrained = constrained
-        self._again: tuple[BaseChatModel, ConstrainedCache | None] | None = None
-        self._voters: tuple[BaseChatModel, dict[int, ConstrainedCache | None]] | None = None
+        # other draws of the controller, constrained to each plan schema, by what they are (rebuilt with the LLM)
+        self._copies: tuple[BaseChatModel, dict[Any, ConstrainedCache | None]] | None = None
 
     @property
     def constrained(self) -> ConstrainedCache:
@@ -129,25 +130,27 @@ class Planner:
             self._constrained = ConstrainedCache(self.llm, self.structured)
         return self._constrained
 
+    def _copy(self, key: Any, make: Callable[[Any], Any | None]) -> ConstrainedCache | None:
+        """The copy of the controller that ``make`` returns (None: it has nothing to set), constrained to each
+        plan schema; made once per ``key`` while the planner serves the same LLM."""
+        if self._copies is None or self._copies[0] is not self.llm:
+            self._copies = (self.llm, {})
+        copies = self._copies[1]
+        if key not in copies:
+            model = make(self.llm)
+            copies[key] = ConstrainedCache(model, self.structured) if model is not None else None
+        return copies[key]
+
     @property
     def again(self) -> ConstrainedCache | None:
         """The controller drawing afresh (``llm/sampling.redrawn``: a higher temperature, the next seed),
         constrained to each plan schema, for the second ask; None when the model has no temperature to set."""
-        if self._again is None or self._again[0] is not self.llm:
-            model = redrawn(self.llm)
-            self._again = (self.llm, ConstrainedCache(model, self.structured) if model is not None else None)
-        return self._again[1]
+        return self._copy("again", redrawn)
 
     def voter(self, offset: int) -> ConstrainedCache | None:
         """The controller with its seed moved on by ``offset`` at its own temperature (``llm/sampling.reseeded``:
         a vote's draw), constrained to each plan schema; None when it has no seed to move."""
-        if self._voters is None or self._voters[0] is not self.llm:
-            self._voters = (self.llm, {})
-        caches = self._voters[1]
-        if offset not in caches:
-            model = reseeded(self.llm, offset)
-            caches[offset] = ConstrainedCache(model, self.structured) if model is not None else None
-        return caches[offset]
+        return self._copy(("vote", offset), lambda llm: reseeded(llm, offset))
 
     @property
     def wants(self) -> bool:
@@ -229,12 +232,16 @@ class _Attempt:
     def _drawn_again(self) -> Any | None:
         """The model for the second ask: the controller drawing afresh, held to the same schema as the first
         ask when that one was; None when the controller cannot draw afresh."""
-        again = self.planner.again
-        if again is None:
+        return self._held(self.planner.again)
+
+    def _held(self, copy: ConstrainedCache | None) -> Any | None:
+        """A copy of the controller (``Planner.again``, ``Planner.voter``) asked as the first ask was: held to its
+        schema when that one was, else bounded to its tokens; None for no copy."""
+        if copy is None:
             return None
         if self.constrained is not None:
-            return again.get(*self.schema, max_tokens=self.max_tokens)
-        return bounded(again.llm, self.max_tokens)
+            return copy.get(*self.schema, max_tokens=self.max_tokens)
+        return bounded(copy.llm, self.max_tokens)
 
     async def _ask(self, messages: list[BaseMessage], config: RunnableConfig, stage: str,
                    model: Any | None = None) -> tuple[Any, list[Repair]]:
@@ -323,7 +330,7 @@ class _Attempt:
         for offset in range(1, draws):
             if settled([a.plan for a in answers], draws - offset):
                 break
-            model = self._reseeded(offset)
+            model = self._held(self.planner.voter(offset))
             if model is None:
                 return answer
             try:
@@ -344,16 +351,6 @@ class _Attempt:
         chosen.repairs = [{"task_id": None, "pass": "planner", "reason": (
             f"{agree} of {len(answers)} usable draws agree on this plan; {why}")}, *chosen.repairs]
         return chosen
-
-    def _reseeded(self, offset: int) -> Any | None:
-        """The controller drawing with its seed moved on by ``offset`` at its own temperature, held to the
-        first ask's schema when that one was; None when the controller has no seed to move."""
-        voter = self.planner.voter(offset)
-        if voter is None:
-            return None
-        if self.constrained is not None:
-            return voter.get(*self.schema, max_tokens=self.max_tokens)
-        return bounded(voter.llm, self.max_tokens)
 
     async def _delivered(self, answer: _Answer, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
         """``answer``, or a plan drawn afresh when ``answer`` makes none of a media kind it says the user wants,

@@ -37,9 +37,9 @@ def winner(plans: Sequence[Plan]) -> int:
 def settled(plans: Sequence[Plan], left: int) -> bool:
     """Whether ``left`` more draws cannot change the vote among ``plans`` (the usable plans so far): the
     leading shape has more than the runner-up plus every draw left."""
-    counts = Counter(plan_shape(plan) for plan in plans).most_common()
     if left <= 0:
         return True
+    counts = Counter(plan_shape(plan) for plan in plans).most_common()
     if not counts:
         return False
     runner_up = counts[1][1] if len(counts) > 1 else 0
