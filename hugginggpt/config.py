@@ -66,6 +66,8 @@ class Setting:
     meaning: str
     on_off: bool = False
     """Whether the variable is a switch, read by ``switch`` only."""
+    options: tuple[str, ...] = ()
+    """The words the variable takes, when it is one of a few (read by ``choice``)."""
 
     @property
     def key(self) -> str:
@@ -100,9 +102,10 @@ TABLE: tuple[Setting, ...] = (
             "(`--api-key`); unset: no auth"),
     Setting("HUGGINGGPT_CACHE", None, "cache folder (llama.cpp prompt states); unset: "
             "`$XDG_CACHE_HOME/hugginggpt`, else `~/.cache/hugginggpt`"),
-    Setting("HUGGINGGPT_PROMPT_CACHE", "disk", "llama.cpp prompt-prefix cache: `disk` (RAM and disk), `ram` or `off`"),
+    Setting("HUGGINGGPT_PROMPT_CACHE", "disk", "llama.cpp prompt-prefix cache: `disk` (RAM and disk), `ram` or `off`",
+            options=("disk", "ram", "off")),
     Setting("HUGGINGGPT_GRAMMAR_SAMPLING", "checked", "embedded JSON grammar: `checked` (the drawn token "
-            "checked, redrawn if refused) or `full` (llama-cpp-python's own sampler)"),
+            "checked, redrawn if refused) or `full` (llama-cpp-python's own sampler)", options=("checked", "full")),
     Setting("HUGGINGGPT_JUMP_FORWARD", "on", "embedded JSON grammar: on decodes the text the grammar forces "
             "in one batch (with `checked` sampling), off one token at a time", on_off=True),
     Setting("HUGGINGGPT_CHOICE_CHECK", "on", "planning: on asks about each task name the embedded model chose "
@@ -113,6 +116,9 @@ TABLE: tuple[Setting, ...] = (
     Setting("HUGGINGGPT_PLAN_DRAWS", "1", "planning: how many plans a sampling controller draws for a request "
             "(each with the next seed, at its own temperature); 3 or more keeps the plan most draws agree on, "
             "stopping once the rest cannot change it (about twice the planning calls for 3); 1: one draw"),
+    Setting("HUGGINGGPT_PLAN_VOTE", "unsure", "planning: which requests get the draws of `HUGGINGGPT_PLAN_DRAWS`: "
+            "`unsure` those whose answer chose a task name narrowly (the embedded model's choices asked about "
+            "alone: other controllers report none), `always` every request", options=("unsure", "always")),
     Setting("HUGGINGGPT_VERBOSE", None, "any value: the CLI keeps library logs and progress bars"),
     Setting("HUGGINGGPT_DIFFUSION_STEPS", "25", "denoising steps of diffusion tasks when the call does not say"),
     Setting("HUGGINGGPT_CONTROLNET_BASE", None, "base pipeline (folder or Hub id) of ControlNet tasks; unset: "
@@ -181,6 +187,18 @@ def count(key: str) -> int:
     if number < 1:
         raise ConfigError(f"{var(key)}={given!r} is not a whole number of at least 1")
     return number
+
+
+def choice(key: str) -> str:
+    """A variable that is one of a few words (its ``options``): the word when set and not empty (any letter case,
+    spaces aside), else its default. Any other value raises ``ConfigError`` naming the variable and its words."""
+    options = SETTINGS[key].options
+    if not options:
+        raise KeyError(f"{var(key)} is not a variable of a few words")
+    given = (env(key) or "").strip() or default(key)
+    if given.lower() not in options:
+        raise ConfigError(f"{var(key)}={given!r} is not one of {', '.join(options)}")
+    return given.lower()
 
 
 def default(key: str) -> str:
@@ -308,9 +326,11 @@ def load_settings(**overrides: Any) -> Settings:
             raise ConfigError(f"{name} must be one of {', '.join(choices)}, got {values[name]!r}")
     settings = replace(Settings(), **values)
     check_places(settings)
-    for setting in TABLE:  # a switch set to another word is named now, not when a run first reads it
+    for setting in TABLE:  # a switch or a choice set to another word is named now, not when a run first reads it
         if setting.on_off:
             switch(setting.key)
+        elif setting.options:
+            choice(setting.key)
     return settings
 
 

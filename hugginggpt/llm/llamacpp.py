@@ -146,7 +146,7 @@ def _load_llama(path: str, n_ctx: int, n_threads: int, n_gpu_layers: int, seed: 
         except (ValueError, RuntimeError, OSError) as exc:
             raise LLMError(f"cannot load GGUF model {path}: {exc}") from None
         _attach_prompt_cache(llama, key[0], n_ctx)
-        if config.env("grammar_sampling") != "full":  # "full": llama-cpp-python's own
+        if config.choice("grammar_sampling") != "full":  # "full": llama-cpp-python's own
             from hugginggpt.llm.grammar_sampling import check_grammar_after_drawing
 
             check_grammar_after_drawing(llama)

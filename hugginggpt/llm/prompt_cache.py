@@ -70,11 +70,9 @@ def cache_root() -> Path:
 
 
 def prompt_cache_mode() -> str:
-    """``HUGGINGGPT_PROMPT_CACHE``: ``disk`` (default: RAM and disk), ``ram`` (RAM only) or ``off``."""
-    mode = config.value("prompt_cache").strip().lower()
-    if mode in ("0", "false", "no", "none"):
-        return "off"
-    return mode if mode in ("disk", "ram", "off") else "disk"
+    """``HUGGINGGPT_PROMPT_CACHE``: ``disk`` (default: RAM and disk), ``ram`` (RAM only) or ``off`` (``config.choice``:
+    another word is a ``ConfigError``)."""
+    return config.choice("prompt_cache")
 
 
 def model_identity(model_path: str | Path, n_ctx: int) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """A vote among several plans drawn for one request (``HUGGINGGPT_PLAN_DRAWS``): the plan most draws agree
-on, drawn with the next seeds at the controller's own temperature, stopping once the vote is settled."""
+on, drawn with the next seeds at the controller's own temperature, stopping once the vote is settled; for every
+request or only where the controller chose a task name narrowly (``HUGGINGGPT_PLAN_VOTE``)."""
 
 import json
 
@@ -12,6 +13,7 @@ from hugginggpt.errors import ConfigError
 from hugginggpt.tools import task_table
 
 from .conftest import SamplingChatModel, plan_with
+from .test_plan_choices import call_at, favouring
 
 KNOWN = task_table()
 REQUEST = "caption photo.jpg and read the caption aloud"
@@ -22,6 +24,12 @@ QUESTION = {"step": "what is in it", "task": "visual-question-answering", "id": 
 ALONE = json.dumps({"wants": ["text"], "tasks": [CAPTION]})
 BOTH = json.dumps({"wants": ["text", "audio"], "tasks": [CAPTION, SPOKEN]})
 OTHER = json.dumps({"wants": ["text"], "tasks": [QUESTION]})
+
+
+@pytest.fixture(autouse=True)
+def _every_request(monkeypatch):
+    """The vote for every request, unless a test says otherwise."""
+    monkeypatch.setenv("HUGGINGGPT_PLAN_VOTE", "always")
 
 
 def _plan(*steps: tuple[str, list[int]]) -> Plan:
@@ -134,3 +142,48 @@ async def test_a_kept_plan_that_cannot_run_casts_no_vote(monkeypatch):
     assert result.usage["plan_votes"] == 1
     assert result.repairs[0]["reason"] == ("1 of 1 usable draws agree on this plan; the plan kept before cannot "
                                            "run as it is")
+
+
+class _Unsure(SamplingChatModel):
+    """A sampling controller that lists close calls with its scripted answers and scores replies for ``favour``."""
+
+    favour: str | None = None
+
+    def answer_scores(self, messages, answers):
+        return favouring(self.favour)(messages, answers)
+
+
+DUB = "please dub for me: 'Iron Man is a superhero.'"
+AUDIO = json.dumps({"wants": ["audio"], "tasks": [
+    {"step": "dub the text", "task": "text-to-audio", "id": 0, "args": {"text": "Iron Man is a superhero."}}]})
+SPEECH = AUDIO.replace("text-to-audio", "text-to-speech")
+
+
+@pytest.mark.parametrize("unsure", [True, False])
+async def test_by_default_only_a_narrow_task_name_choice_calls_a_vote(monkeypatch, unsure):
+    monkeypatch.setenv("HUGGINGGPT_PLAN_VOTE", "")  # its default: unsure
+    monkeypatch.setenv("HUGGINGGPT_PLAN_DRAWS", "3")
+    close = {"close_calls": [call_at("-audio", "-speech", text=AUDIO)]} if unsure else {}
+    llm = _Unsure(responses=[AIMessage(AUDIO, response_metadata=close)], favour="text-to-audio",
+                  by_draw={(0.2, 1): [SPEECH], (0.2, 2): [SPEECH]})
+    result = await plan_with(llm, KNOWN, DUB)
+    if not unsure:  # a confident answer is kept without more draws
+        assert llm.draws == [(0.2, 0)] and "plan_votes" not in result.usage
+        assert [t.task for t in result.plan.tasks] == ["text-to-audio"]
+        return
+    # asked alone, the model kept text-to-audio; two more draws both say text-to-speech and outvote it
+    assert result.usage["choice_checks"] == 1 and result.usage["plan_votes"] == 3
+    assert llm.draws == [(0.2, 0), (0.2, 1), (0.2, 2)]
+    assert [t.task for t in result.plan.tasks] == ["text-to-speech"]
+
+
+async def test_a_vote_trigger_that_is_no_known_word_is_refused(monkeypatch):
+    monkeypatch.setenv("HUGGINGGPT_PLAN_DRAWS", "3")
+    monkeypatch.setenv("HUGGINGGPT_PLAN_VOTE", "sometimes")
+    llm = SamplingChatModel(responses=[AIMessage(ALONE)])
+    with pytest.raises(ConfigError, match="HUGGINGGPT_PLAN_VOTE='sometimes' is not one of unsure, always"):
+        await plan_with(llm, KNOWN, REQUEST, files=["photo.jpg"])
+    monkeypatch.setenv("HUGGINGGPT_PLAN_VOTE", " Always ")
+    llm = SamplingChatModel(responses=[AIMessage(ALONE)], by_draw={(0.2, 1): [BOTH], (0.2, 2): [BOTH]})
+    result = await plan_with(llm, KNOWN, REQUEST, files=["photo.jpg"])
+    assert result.usage["plan_votes"] == 3

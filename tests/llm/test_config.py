@@ -109,6 +109,38 @@ def test_every_switch_reads_on_and_off_the_same_way(monkeypatch, key):
         config.switch("provider")
 
 
+@pytest.mark.parametrize("key", ["plan_vote", "prompt_cache", "grammar_sampling"])
+def test_every_choice_reads_its_words_the_same_way(monkeypatch, key):
+    """One reader for variables of a few words (``config.choice``): any letter case, spaces aside; unset or empty
+    means the default; another word is an error naming the variable and its words, also when the settings are
+    read before any run."""
+    from hugginggpt import config
+
+    name, options = config.var(key), config.SETTINGS[key].options
+    for word in options:
+        monkeypatch.setenv(name, f" {word.upper()} ")
+        assert config.choice(key) == word
+    monkeypatch.setenv(name, "")
+    assert config.choice(key) == config.default(key)
+    monkeypatch.setenv(name, "maybe")
+    with pytest.raises(ConfigError, match=f"{name}='maybe' is not one of {', '.join(options)}"):
+        config.choice(key)
+    with pytest.raises(ConfigError, match=name):
+        config.load_settings()
+    with pytest.raises(KeyError):
+        config.choice("jump_forward")
+
+
+def test_the_prompt_cache_mode_is_the_variable_s_word(monkeypatch):
+    from hugginggpt.llm.prompt_cache import prompt_cache_mode
+
+    monkeypatch.setenv("HUGGINGGPT_PROMPT_CACHE", "RAM")
+    assert prompt_cache_mode() == "ram"
+    monkeypatch.setenv("HUGGINGGPT_PROMPT_CACHE", "of")  # a typo is refused, not read as the default
+    with pytest.raises(ConfigError, match="HUGGINGGPT_PROMPT_CACHE='of'"):
+        prompt_cache_mode()
+
+
 def test_the_switches_are_what_the_code_reads(monkeypatch):
     """Private URLs and Hub downloads follow ``config.switch``: ``no`` means no, in any letter case."""
     from hugginggpt.errors import ModelLoadError
