@@ -116,9 +116,9 @@ TABLE: tuple[Setting, ...] = (
     Setting("HUGGINGGPT_PLAN_DRAWS", "1", "planning: how many plans a sampling controller draws for a request "
             "(each with the next seed, at its own temperature); 3 or more keeps the plan most draws agree on, "
             "stopping once the rest cannot change it (about twice the planning calls for 3); 1: one draw"),
-    Setting("HUGGINGGPT_PLAN_VOTE", "unsure", "planning: which requests get the draws of `HUGGINGGPT_PLAN_DRAWS`: "
-            "`unsure` those whose answer chose a task name narrowly (the embedded model's choices asked about "
-            "alone: other controllers report none), `always` every request", options=("unsure", "always")),
+    Setting("HUGGINGGPT_PLAN_VOTE", "always", "planning: which requests get the draws of `HUGGINGGPT_PLAN_DRAWS`: "
+            "`always` every request, `unsure` only those whose answer chose a task name narrowly (the embedded "
+            "model's choices asked about alone: other controllers report none)", options=("always", "unsure")),
     Setting("HUGGINGGPT_VERBOSE", None, "any value: the CLI keeps library logs and progress bars"),
     Setting("HUGGINGGPT_DIFFUSION_STEPS", "25", "denoising steps of diffusion tasks when the call does not say"),
     Setting("HUGGINGGPT_CONTROLNET_BASE", None, "base pipeline (folder or Hub id) of ControlNet tasks; unset: "

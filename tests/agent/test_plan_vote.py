@@ -26,12 +26,6 @@ BOTH = json.dumps({"wants": ["text", "audio"], "tasks": [CAPTION, SPOKEN]})
 OTHER = json.dumps({"wants": ["text"], "tasks": [QUESTION]})
 
 
-@pytest.fixture(autouse=True)
-def _every_request(monkeypatch):
-    """The vote for every request, unless a test says otherwise."""
-    monkeypatch.setenv("HUGGINGGPT_PLAN_VOTE", "always")
-
-
 def _plan(*steps: tuple[str, list[int]]) -> Plan:
     return Plan(tasks=[PlanTask(task=name, id=i, dep=deps, args={"x": [f"<resource>-{d}" for d in deps]})
                        for i, (name, deps) in enumerate(steps)])
@@ -160,8 +154,8 @@ SPEECH = AUDIO.replace("text-to-audio", "text-to-speech")
 
 
 @pytest.mark.parametrize("unsure", [True, False])
-async def test_by_default_only_a_narrow_task_name_choice_calls_a_vote(monkeypatch, unsure):
-    monkeypatch.setenv("HUGGINGGPT_PLAN_VOTE", "")  # its default: unsure
+async def test_unsure_takes_only_a_narrow_task_name_choice_to_a_vote(monkeypatch, unsure):
+    monkeypatch.setenv("HUGGINGGPT_PLAN_VOTE", "unsure")
     monkeypatch.setenv("HUGGINGGPT_PLAN_DRAWS", "3")
     close = {"close_calls": [call_at("-audio", "-speech", text=AUDIO)]} if unsure else {}
     llm = _Unsure(responses=[AIMessage(AUDIO, response_metadata=close)], favour="text-to-audio",
@@ -181,9 +175,9 @@ async def test_a_vote_trigger_that_is_no_known_word_is_refused(monkeypatch):
     monkeypatch.setenv("HUGGINGGPT_PLAN_DRAWS", "3")
     monkeypatch.setenv("HUGGINGGPT_PLAN_VOTE", "sometimes")
     llm = SamplingChatModel(responses=[AIMessage(ALONE)])
-    with pytest.raises(ConfigError, match="HUGGINGGPT_PLAN_VOTE='sometimes' is not one of unsure, always"):
+    with pytest.raises(ConfigError, match="HUGGINGGPT_PLAN_VOTE='sometimes' is not one of always, unsure"):
         await plan_with(llm, KNOWN, REQUEST, files=["photo.jpg"])
-    monkeypatch.setenv("HUGGINGGPT_PLAN_VOTE", " Always ")
+    monkeypatch.setenv("HUGGINGGPT_PLAN_VOTE", " Always ")  # the default, as any letter case writes it
     llm = SamplingChatModel(responses=[AIMessage(ALONE)], by_draw={(0.2, 1): [BOTH], (0.2, 2): [BOTH]})
     result = await plan_with(llm, KNOWN, REQUEST, files=["photo.jpg"])
     assert result.usage["plan_votes"] == 3

@@ -28,7 +28,7 @@ controller that scores replies and draws afresh, asked alone whether the user wa
 video back (``outputs.confirmed_want``, both orders), says yes: then, when nothing was re-asked yet, the plan
 is drawn afresh once, and the new plan replaces the first when it can run as it is and makes that kind.
 With ``HUGGINGGPT_PLAN_DRAWS`` at 3 or more, the plan kept so far goes to a vote (``vote.py``), for every request
-(``HUGGINGGPT_PLAN_VOTE=always``) or only where the model chose a task name narrowly (``unsure``): the same prompt
+(``HUGGINGGPT_PLAN_VOTE=always``, the default) or only where the model chose a task name narrowly (``unsure``): the same prompt
 drawn again with the next seeds at the controller's own temperature, the plan most usable draws agree on kept
 (ties: the plan kept so far; a plan that cannot run as it is casts no vote).
 """
@@ -319,8 +319,8 @@ class _Attempt:
 
     async def _voted(self, answer: _Answer, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
         """``answer``, or the plan most draws agree on (``vote.py``) when ``HUGGINGGPT_PLAN_DRAWS`` asks for 3 or
-        more and ``HUGGINGGPT_PLAN_VOTE`` takes this request (``unsure``: a narrow task-name choice was asked about
-        while planning it; ``always``): ``answer`` (the plan kept so far, re-asked or not) is the first vote, and the same prompt is drawn
+        more and ``HUGGINGGPT_PLAN_VOTE`` takes this request (``always``; ``unsure``: a narrow task-name choice was
+        asked about while planning it): ``answer`` (the plan kept so far, re-asked or not) is the first vote, and the same prompt is drawn
         again with the next seeds at the controller's own temperature (``llm/sampling.reseeded``) until the
         draws left cannot change the vote. A plan that cannot be used as it is (or a draw that fails) casts no
         vote: when ``answer`` is such a plan, the usable draws decide among themselves (ties: the earliest)."""
