@@ -1,5 +1,5 @@
-"""Three draws of one planner (seeds 0, 1, 2 at temperature 0.2), the plan most of them agree on (its task names
 # vote.py of session 38 without the edge count (the test part's TaskBench links name tasks by number): exact and node F1 only.
+"""Three draws of one planner (seeds 0, 1, 2 at temperature 0.2), the plan most of them agree on (its task names
 and the names along its edges), else the first draw's: how often that plan's task list is the gold's, against
 the first draw alone (paired, bootstrap interval), by plan size and language. The third draw is planned only
 for the requests where the first two disagree (where it decides); elsewhere the two agreeing draws are the vote.
