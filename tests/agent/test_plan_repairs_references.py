@@ -476,3 +476,29 @@ def test_a_map_of_a_map_goes_and_other_repeated_image_steps_stay(known):
     plan, repairs = validate_plan(raw, known, "Upscale scan.jpg, colorize it, segment it, find objects in that")
     assert [t.task for t in plan.tasks] == ["image-to-image", "image-to-image", "image-segmentation", "object-detection"]
     assert not [r for r in repairs if r["reason"].startswith("rejected")]
+
+
+@pytest.mark.parametrize("made_from", [False, True])
+def test_a_media_step_reading_a_made_result_as_its_text_reads_its_text_only_when_asked(known, made_from):
+    """By default a voice reading a video as its text is taken out (the planner asks again); with
+    ``PlanContext.made_from`` it speaks the title the video was made from. A step that writes text, or a result
+    made from no written text alone, is never given such a text."""
+    from dataclasses import replace
+
+    from hugginggpt.agent.plan.passes import validated
+
+    def ctx(request):
+        return replace(PlanContext.of(known, request), made_from=made_from)
+
+    dubbed = [step("text-to-video", 0, text="An astronaut walks in space"), step("text-to-speech", 1, text="<resource>-0")]
+    plan, repairs = validated(dubbed, ctx("generate a video titled 'An astronaut walks in space' and dub it"))
+    if made_from:
+        assert plan.by_id[1].args == {"text": "An astronaut walks in space"} and plan.by_id[1].dep == []
+        assert "reads the text task 0 made it from" in reasons(repairs) and "rejected" not in reasons(repairs)
+    else:
+        assert [t.task for t in plan.tasks] == ["text-to-video"]
+        assert "rejected: task 1 (text-to-speech)" in reasons(repairs)
+    analysed = [step("text-to-image", 0, text="a tiny house"), step("feature-extraction", 1, text="<resource>-0")]
+    assert [t.task for t in validated(analysed, ctx("draw a tiny house and embed it"))[0].tasks] == ["text-to-image"]
+    edited = [step("image-to-video", 0, image="cat.png"), step("text-to-speech", 1, text="<resource>-0")]
+    assert [t.task for t in validated(edited, ctx("animate cat.png and say it"))[0].tasks] == ["image-to-video"]

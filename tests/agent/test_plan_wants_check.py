@@ -99,3 +99,43 @@ def _ai(text: str):
     from langchain_core.messages import AIMessage
 
     return AIMessage(text)
+
+
+VIDEO_REQUEST = "generate a video and audio about a dog running on the grass"
+VIDEO = {"step": "a video", "task": "text-to-video", "id": 0, "args": {"text": "a dog running on the grass"}}
+SOUND_OF_VIDEO = json.dumps({"wants": ["video", "audio"], "tasks": [
+    VIDEO, {"step": "audio for the video", "task": "text-to-audio", "id": 1, "args": {"text": "<resource>-0"}}]})
+
+
+@pytest.mark.parametrize("answer", ["yes", "no"])
+async def test_a_confirmed_sound_for_a_made_video_reads_the_text_the_video_was_made_from(answer):
+    """Both draws write the sound reading the video as its text: the passes take the step out; when the model
+    confirms the user wants audio back, the answer is validated again with the step reading the video's text."""
+    llm = _Scoring(responses=[_ai(SOUND_OF_VIDEO)], by_draw={(REDRAW_TEMPERATURE, 1): [SOUND_OF_VIDEO]},
+                   answer=answer)
+    result = await plan_with(llm, KNOWN, VIDEO_REQUEST)
+    assert llm.draws == [(0.2, 0), (REDRAW_TEMPERATURE, 1)] and result.usage["llm_calls"] == 2  # no third draw
+    assert result.usage["wants_checks"] == 1
+    if answer == "no":
+        assert [t.task for t in result.plan.tasks] == ["text-to-video"]
+        assert any("no task of the plan makes audio" in r["reason"] for r in result.repairs)
+        return
+    assert [(t.task, t.args) for t in result.plan.tasks] == [
+        ("text-to-video", {"text": "a dog running on the grass"}),
+        ("text-to-audio", {"text": "a dog running on the grass"})]
+    reasons = [r["reason"] for r in result.repairs]
+    assert any(r.startswith("re-asked after: rejected: task 1 (text-to-audio)") for r in reasons)
+    assert any("reads the text task 0 made it from" in r for r in reasons)
+    assert "reads the text that result was made from" in reasons[-1]
+    assert not any(r.startswith("rejected") for r in reasons)
+
+
+async def test_a_text_step_reading_a_made_picture_is_not_given_the_picture_s_prompt():
+    """A step that writes text (a feature extraction) reading a drawing stays out: the prompt a picture was
+    drawn from is not what an analysis of it reads."""
+    answer = json.dumps({"wants": ["image", "audio"], "tasks": [
+        {"step": "draw", "task": "text-to-image", "id": 0, "args": {"text": "a tiny house"}},
+        {"step": "features", "task": "feature-extraction", "id": 1, "args": {"text": "<resource>-0"}}]})
+    llm = _Scoring(responses=[_ai(answer)], by_draw={(REDRAW_TEMPERATURE, 1): [answer]})
+    result = await plan_with(llm, KNOWN, "draw a tiny house and give me a sound for it")
+    assert [t.task for t in result.plan.tasks] == ["text-to-image"] and llm.scored == 0

@@ -27,6 +27,10 @@ less reliable than its plan: re-asking on it lost plans; docs/results/dev-ab "Se
 controller that scores replies and draws afresh, asked alone whether the user wants that picture, sound or
 video back (``outputs.confirmed_want``, both orders), says yes: then, when nothing was re-asked yet, the plan
 is drawn afresh once, and the new plan replaces the first when it can run as it is and makes that kind.
+Before that, and also after a re-ask, a step making the confirmed kind that the passes took out because its
+text reads a picture, sound or video an earlier task made from a written text (text-to-speech reading a
+text-to-video's video) is given back, reading that text (``PlanContext.made_from``), when the plan then runs
+as it is.
 With ``HUGGINGGPT_PLAN_DRAWS`` at 3 or more, the plan kept so far goes to a vote (``vote.py``), for every request
 (``HUGGINGGPT_PLAN_VOTE=always``, the default) or only where the model chose a task name narrowly (``unsure``): the same prompt
 drawn again with the next seeds at the controller's own temperature, the plan most usable draws agree on kept
@@ -38,7 +42,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -107,6 +111,10 @@ class _Answer:
     plan: Plan
     repairs: list[Repair]
     wants: list[str] | None
+    data: Any = None
+    """The answer as read, before the passes (what ``_restored`` validates again)."""
+    read: list[Repair] = field(default_factory=list)
+    """What reading the answer changed, before the passes (a task the token limit cut off, a choice asked about)."""
 
 
 class Planner:
@@ -285,7 +293,7 @@ class _Attempt:
     def _validate(self, asked: tuple[Any, list[Repair]]) -> _Answer:
         data, read_repairs = asked
         plan, repairs = validated(data, self.plan_context)
-        return _Answer(plan, [*read_repairs, *repairs], stated_wants(data))
+        return _Answer(plan, [*read_repairs, *repairs], stated_wants(data), data, read_repairs)
 
     def _error(self, answer: _Answer) -> str | None:
         """Why ``answer``'s plan cannot be used as it is (a re-ask says so), None when it can."""
@@ -355,21 +363,26 @@ class _Attempt:
         return chosen
 
     async def _delivered(self, answer: _Answer, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
-        """``answer``, or a plan drawn afresh when ``answer`` makes none of a media kind it says the user wants,
-        no file of the request or the conversation has that kind, and the model, asked alone, confirms the user
-        wants it back (``outputs.confirmed_want``). Only for a controller that scores replies and draws afresh,
-        and only when nothing was asked again yet; the new plan is used when it can run as it is and makes
-        that kind, else ``answer`` stays with a note."""
+        """``answer``, or another plan when ``answer`` makes none of a media kind it says the user wants, no file
+        of the request or the conversation has that kind, and the model, asked alone, confirms the user wants it
+        back (``outputs.confirmed_want``); only for a controller that scores replies. The other plan is
+        ``answer`` validated again with ``PlanContext.made_from`` when that gives back a step making the kind
+        (``_restored``: a voice for a video made from a title, taken out for reading the video as its text,
+        speaks the title), else, when nothing was asked again yet and the controller draws afresh, a plan drawn
+        afresh, used when it can run as it is and makes that kind; otherwise ``answer`` stays with a note."""
         scorer = getattr(self.planner.llm, "answer_scores", None)
-        if scorer is None or len(self.raw_outputs) != 1 or not settings.switch("wants_check"):
+        if scorer is None or not settings.switch("wants_check"):
             return answer
         given = input_kinds(self.context)
         missing = [kind for kind in undelivered(answer.plan, answer.wants or [], self.tasks)
                    if kind in MEDIA_KINDS and kind not in given]
-        again = self._drawn_again() if missing else None
-        if again is None:
+        if not missing:
             return answer
-        kind = missing[0]
+        restored = self._restored(answer, missing)
+        kind = ([k for k in missing if not undelivered(restored.plan, [k], self.tasks)] if restored else missing)[0]
+        again = self._drawn_again() if restored is None and len(self.raw_outputs) == 1 else None
+        if restored is None and again is None:
+            return answer
         self.wants_asked += 1
         try:
             if not await asyncio.to_thread(confirmed_want, scorer, self.words, kind):
@@ -377,6 +390,11 @@ class _Attempt:
         except LLMError:  # the question does not fit the context: the answer stands
             return answer
         why = f"the answer says the user wants {kind} back and no task makes it; asked alone, the model confirms it"
+        if restored is not None:
+            restored.repairs = [*restored.repairs, {"task_id": None, "pass": "planner", "reason": (
+                f"{why}: the step making it, taken out for reading a made result as its text, reads the text that "
+                "result was made from")}]
+            return restored
         try:
             second = self._validate(await self._ask(messages, config, "planning-redraw", again))
         except (PlanError, LLMError) as exc:
@@ -392,6 +410,19 @@ class _Attempt:
             + ("makes no " + kind if second.plan.tasks and self._error(second) is None else "cannot run as it is")
             + ")")}]
         return answer
+
+    def _restored(self, answer: _Answer, missing: list[str]) -> _Answer | None:
+        """``answer`` validated again with ``PlanContext.made_from``: a step making only media whose text reads a
+        picture, sound or video made from a written text reads that text instead of being taken out. The new
+        answer when it can run as it is and makes one of the ``missing`` kinds, else None."""
+        if not _rejections(answer.repairs) or answer.data is None:
+            return None
+        plan, repairs = validated(answer.data, replace(self.plan_context, made_from=True))
+        notes = [r for r in answer.repairs if r.get("pass") == "planner"]
+        second = _Answer(plan, [*notes, *answer.read, *repairs], answer.wants, answer.data, answer.read)
+        if self._error(second) is not None or len(undelivered(plan, missing, self.tasks)) == len(missing):
+            return None
+        return second
 
     async def _choose(self, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
         """The first answer when it can be used; else the re-ask's, unless ``_why_first_stays`` keeps the first."""

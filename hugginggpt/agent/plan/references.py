@@ -219,11 +219,33 @@ def _kind_true_once(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
         made = ", ".join(f"task {n} ({by_id[n].task})" for n in wrong)
         new = walk.reread(task, position, kind, value, wrong, f"argument {name!r} read {made}, which makes no {kind}:",
                           ("now reads", "now"))
+        source = by_id.get(whole_ref(value))  # type: ignore[arg-type]
+        written = made_from_text(task, source, ctx) if new == value and source is not None else None
+        if written is not None:
+            walk.note(task, f"argument {name!r} read {made}, which makes no {kind}: reads the text task "
+                            f"{source.id} made it from")  # type: ignore[union-attr]
+            return written
         if new == value and (kind in MEDIA_KINDS or (whole_ref(value) is not None and task.id not in read)):
             walk.reject(task, name, kind, made, f"which makes no {kind}, and no earlier task does")
         return new
 
     return walk.run(fix, kinds=("text", *MEDIA_KINDS))
+
+
+def made_from_text(task: PlanTask, source: PlanTask, ctx: PlanContext) -> str | None:
+    """With ``ctx.made_from``: the one written text (no reference, no file) of ``source``'s text arguments when
+    ``task`` makes only media and ``source`` makes only media (a voice for a video drawn from a title speaks
+    the title); None otherwise. Reads kinds only."""
+    if not ctx.made_from:
+        return None
+    made = [ctx.known[t.task].outputs for t in (task, source)]
+    if not all(outputs and all(kind in MEDIA_KINDS for kind in outputs) for outputs in made):
+        return None
+    info = ctx.known[source.task]
+    texts = [value for name, value in source.args.items()
+             if isinstance(value, str) and value.strip() and not CANONICAL_REF.search(value)
+             and (arg := info.find_arg(name)) is not None and arg.value_kind == "text"]
+    return texts[0] if len(texts) == 1 else None
 
 
 def own_marks_read(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
