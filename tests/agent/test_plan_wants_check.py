@@ -109,25 +109,38 @@ SOUND_OF_VIDEO = json.dumps({"wants": ["video", "audio"], "tasks": [
 
 @pytest.mark.parametrize("answer", ["yes", "no"])
 async def test_a_confirmed_sound_for_a_made_video_reads_the_text_the_video_was_made_from(answer):
-    """Both draws write the sound reading the video as its text: the passes take the step out; when the model
-    confirms the user wants audio back, the answer is validated again with the step reading the video's text."""
+    """The sound reads the video as its text: the passes take the step out; when the model, asked alone,
+    confirms the user wants audio back, the step reads the text the video was made from, with no re-ask. When it
+    does not, the plan is drawn afresh as before, and the same question is not asked twice."""
     llm = _Scoring(responses=[_ai(SOUND_OF_VIDEO)], by_draw={(REDRAW_TEMPERATURE, 1): [SOUND_OF_VIDEO]},
                    answer=answer)
     result = await plan_with(llm, KNOWN, VIDEO_REQUEST)
-    assert llm.draws == [(0.2, 0), (REDRAW_TEMPERATURE, 1)] and result.usage["llm_calls"] == 2  # no third draw
     assert result.usage["wants_checks"] == 1
     if answer == "no":
+        assert llm.draws == [(0.2, 0), (REDRAW_TEMPERATURE, 1)] and llm.scored == 1
         assert [t.task for t in result.plan.tasks] == ["text-to-video"]
         assert any("no task of the plan makes audio" in r["reason"] for r in result.repairs)
         return
+    assert llm.draws == [(0.2, 0)] and result.usage["llm_calls"] == 1 and llm.scored == 2
     assert [(t.task, t.args) for t in result.plan.tasks] == [
         ("text-to-video", {"text": "a dog running on the grass"}),
         ("text-to-audio", {"text": "a dog running on the grass"})]
     reasons = [r["reason"] for r in result.repairs]
-    assert any(r.startswith("re-asked after: rejected: task 1 (text-to-audio)") for r in reasons)
     assert any("reads the text task 0 made it from" in r for r in reasons)
-    assert "reads the text that result was made from" in reasons[-1]
+    assert "task 1 (text-to-audio), taken out for reading a made result as its text" in reasons[-1]
+    assert "the model confirms the user wants audio back" in reasons[-1]
     assert not any(r.startswith("rejected") for r in reasons)
+
+
+async def test_the_re_ask_s_answer_gets_its_voice_back_too():
+    """A first answer with another fault is asked again; the second answer's voice for the video is given back."""
+    first = json.dumps({"wants": ["video"], "tasks": [VIDEO, {"step": "count", "task": "object-detection", "id": 1,
+                                                              "args": {"image": "missing.jpg"}}]})
+    llm = _Scoring(responses=[_ai(first)], by_draw={(REDRAW_TEMPERATURE, 1): [SOUND_OF_VIDEO]})
+    result = await plan_with(llm, KNOWN, VIDEO_REQUEST)
+    assert llm.draws == [(0.2, 0), (REDRAW_TEMPERATURE, 1)]
+    assert [t.task for t in result.plan.tasks] == ["text-to-video", "text-to-audio"]
+    assert result.repairs[0]["reason"].startswith("re-asked after: rejected: task 1 (object-detection)")
 
 
 async def test_a_text_step_reading_a_made_picture_is_not_given_the_picture_s_prompt():

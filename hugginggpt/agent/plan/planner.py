@@ -27,10 +27,11 @@ less reliable than its plan: re-asking on it lost plans; docs/results/dev-ab "Se
 controller that scores replies and draws afresh, asked alone whether the user wants that picture, sound or
 video back (``outputs.confirmed_want``, both orders), says yes: then, when nothing was re-asked yet, the plan
 is drawn afresh once, and the new plan replaces the first when it can run as it is and makes that kind.
-Before that, and also after a re-ask, a step making the confirmed kind that the passes took out because its
-text reads a picture, sound or video an earlier task made from a written text (text-to-speech reading a
-text-to-video's video) is given back, reading that text (``PlanContext.made_from``), when the plan then runs
-as it is.
+A plan whose only fault is a step making a picture, sound or video that the passes took out because its text
+reads a result an earlier task made from a written text (text-to-speech reading a text-to-video's video: "dub
+it") gets that step back, reading that text (``PlanContext.made_from``), when the model, asked alone in the
+same way, confirms the user wants that kind back and no other task makes it; this is tried before the re-ask
+and on the re-ask's answer.
 With ``HUGGINGGPT_PLAN_DRAWS`` at 3 or more, the plan kept so far goes to a vote (``vote.py``), for every request
 (``HUGGINGGPT_PLAN_VOTE=always``, the default) or only where the model chose a task name narrowly (``unsure``): the same prompt
 drawn again with the next seeds at the controller's own temperature, the plan most usable draws agree on kept
@@ -236,6 +237,7 @@ class _Attempt:
         self.raw_outputs: list[str] = []
         self.choices_asked = 0  # narrow task choices asked about alone (two scoring passes each)
         self.wants_asked = 0  # wanted kinds no task makes, asked about alone (two scoring passes each)
+        self.confirmed: dict[str, bool] = {}  # the answers to those questions, by kind
         self.votes = 0  # usable plans a vote among draws counted (0: no vote)
 
     def _drawn_again(self) -> Any | None:
@@ -363,38 +365,24 @@ class _Attempt:
         return chosen
 
     async def _delivered(self, answer: _Answer, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
-        """``answer``, or another plan when ``answer`` makes none of a media kind it says the user wants, no file
-        of the request or the conversation has that kind, and the model, asked alone, confirms the user wants it
-        back (``outputs.confirmed_want``); only for a controller that scores replies. The other plan is
-        ``answer`` validated again with ``PlanContext.made_from`` when that gives back a step making the kind
-        (``_restored``: a voice for a video made from a title, taken out for reading the video as its text,
-        speaks the title), else, when nothing was asked again yet and the controller draws afresh, a plan drawn
-        afresh, used when it can run as it is and makes that kind; otherwise ``answer`` stays with a note."""
+        """``answer``, or a plan drawn afresh when ``answer`` makes none of a media kind it says the user wants,
+        no file of the request or the conversation has that kind, and the model, asked alone, confirms the user
+        wants it back (``_confirmed``). Only for a controller that scores replies and draws afresh,
+        and only when nothing was asked again yet; the new plan is used when it can run as it is and makes
+        that kind, else ``answer`` stays with a note."""
         scorer = getattr(self.planner.llm, "answer_scores", None)
-        if scorer is None or not settings.switch("wants_check"):
+        if scorer is None or len(self.raw_outputs) != 1 or not settings.switch("wants_check"):
             return answer
         given = input_kinds(self.context)
         missing = [kind for kind in undelivered(answer.plan, answer.wants or [], self.tasks)
                    if kind in MEDIA_KINDS and kind not in given]
-        if not missing:
+        again = self._drawn_again() if missing else None
+        if again is None:
             return answer
-        restored = self._restored(answer, missing)
-        kind = ([k for k in missing if not undelivered(restored.plan, [k], self.tasks)] if restored else missing)[0]
-        again = self._drawn_again() if restored is None and len(self.raw_outputs) == 1 else None
-        if restored is None and again is None:
-            return answer
-        self.wants_asked += 1
-        try:
-            if not await asyncio.to_thread(confirmed_want, scorer, self.words, kind):
-                return answer
-        except LLMError:  # the question does not fit the context: the answer stands
+        kind = missing[0]
+        if not await self._confirmed(kind):
             return answer
         why = f"the answer says the user wants {kind} back and no task makes it; asked alone, the model confirms it"
-        if restored is not None:
-            restored.repairs = [*restored.repairs, {"task_id": None, "pass": "planner", "reason": (
-                f"{why}: the step making it, taken out for reading a made result as its text, reads the text that "
-                "result was made from")}]
-            return restored
         try:
             second = self._validate(await self._ask(messages, config, "planning-redraw", again))
         except (PlanError, LLMError) as exc:
@@ -411,18 +399,45 @@ class _Attempt:
             + ")")}]
         return answer
 
-    def _restored(self, answer: _Answer, missing: list[str]) -> _Answer | None:
-        """``answer`` validated again with ``PlanContext.made_from``: a step making only media whose text reads a
-        picture, sound or video made from a written text reads that text instead of being taken out. The new
-        answer when it can run as it is and makes one of the ``missing`` kinds, else None."""
-        if not _rejections(answer.repairs) or answer.data is None:
+    async def _confirmed(self, kind: str) -> bool:
+        """Whether the model, asked alone, says the user wants a result of media ``kind`` back
+        (``outputs.confirmed_want``; asked once per kind and request). False when the question does not fit
+        the context."""
+        if kind not in self.confirmed:
+            self.wants_asked += 1
+            scorer = self.planner.llm.answer_scores  # type: ignore[attr-defined]
+            try:
+                self.confirmed[kind] = await asyncio.to_thread(confirmed_want, scorer, self.words, kind)
+            except LLMError:
+                self.confirmed[kind] = False
+        return self.confirmed[kind]
+
+    async def _restored(self, answer: _Answer) -> _Answer | None:
+        """``answer`` validated again with ``PlanContext.made_from`` (a step making only media whose text reads a
+        picture, sound or video made from a written text reads that text instead of being taken out), when that
+        gives back steps making kinds no other task of ``answer`` makes, the new plan can run as it is, and the
+        model, asked alone, confirms the user wants each such kind back (``_confirmed``); else None. Only for a
+        controller that scores replies, with the wants check on."""
+        if (not _rejections(answer.repairs) or answer.data is None or not settings.switch("wants_check")
+                or getattr(self.planner.llm, "answer_scores", None) is None):
             return None
         plan, repairs = validated(answer.data, replace(self.plan_context, made_from=True))
         notes = [r for r in answer.repairs if r.get("pass") == "planner"]
-        second = _Answer(plan, [*notes, *answer.read, *repairs], answer.wants, answer.data, answer.read)
-        if self._error(second) is not None or len(undelivered(plan, missing, self.tasks)) == len(missing):
+        restored = _Answer(plan, [*notes, *answer.read, *repairs], answer.wants, answer.data, answer.read)
+        kept = {t.id for t in answer.plan.tasks}
+        made = {kind for t in answer.plan.tasks for kind in self.tasks[t.task].outputs}
+        back = [t for t in plan.tasks if t.id not in kept]
+        kinds = sorted({kind for t in back for kind in self.tasks[t.task].outputs} - made)
+        if not back or not kinds or self._error(restored) is not None:
             return None
-        return second
+        for kind in kinds:
+            if not await self._confirmed(kind):
+                return None
+        steps = ", ".join(f"task {t.id} ({t.task})" for t in back)
+        restored.repairs = [*restored.repairs, {"task_id": None, "pass": "planner", "reason": (
+            f"{steps}, taken out for reading a made result as its text, reads the text that result was made from: "
+            f"asked alone, the model confirms the user wants {' and '.join(kinds)} back")}]
+        return restored
 
     async def _choose(self, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
         """The first answer when it can be used; else the re-ask's, unless ``_why_first_stays`` keeps the first."""
@@ -438,6 +453,9 @@ class _Attempt:
             error = str(exc)
         if error is None and best is not None:
             return best
+        restored = await self._restored(best) if best is not None else None
+        if restored is not None:
+            return restored
         again = self._drawn_again()
         if again is not None:  # the same prompt drawn afresh: shown its error, a small model gives up ([])
             asked, stage, how = messages, "planning-redraw", " (asked again, drawn afresh)"
@@ -459,7 +477,7 @@ class _Attempt:
         why_not = None if best is None else _why_first_stays(second, best, mended=self._error(second) is None)
         if why_not is None:
             second.repairs = [{"task_id": None, "reason": f"re-asked after: {error}{how}", "pass": "planner"}, *second.repairs]
-            return second
+            return await self._restored(second) or second
         best.repairs = [*best.repairs, {"task_id": None, "pass": "planner", "reason": (
             f"re-asked after: {error}{how}; the second answer was not used ({why_not})")}]
         return best
