@@ -500,5 +500,10 @@ def test_a_media_step_reading_a_made_result_as_its_text_reads_its_text_only_when
         assert "rejected: task 1 (text-to-speech)" in reasons(repairs)
     analysed = [step("text-to-image", 0, text="a tiny house"), step("feature-extraction", 1, text="<resource>-0")]
     assert [t.task for t in validated(analysed, ctx("draw a tiny house and embed it"))[0].tasks] == ["text-to-image"]
-    edited = [step("image-to-video", 0, image="cat.png"), step("text-to-speech", 1, text="<resource>-0")]
-    assert [t.task for t in validated(edited, ctx("animate cat.png and say it"))[0].tasks] == ["image-to-video"]
+    for edited in ([step("image-to-video", 0, image="cat.png"), step("text-to-speech", 1, text="<resource>-0")],
+                   [step("image-to-video", 0, image="cat.png", prompt="it jumps"),
+                    step("text-to-speech", 1, text="<resource>-0")],
+                   [step("image-text-to-image", 0, image="cat.png", prompt="make it night"),
+                    step("text-to-video", 1, text="<resource>-0")]):
+        assert [t.task for t in validated(edited, ctx("animate or edit cat.png, then the next"))[0].tasks] == [
+            edited[0]["task"]]

@@ -94,7 +94,7 @@ class PlanContext:
     """The conversation's earlier asks, each with the answer it got, as written (oldest first)."""
     made_from: bool = False
     """Whether a text of a task that makes only media, written as a whole reference to a picture, sound or video
-    an earlier task made from a written text, reads that text (``references.kind_true_references``) instead of
+    an earlier task made from a written text alone, reads that text (``references.kind_true_references``) instead of
     taking its task out: the planner's last resort for a wanted result the model confirms (``planner.py``)."""
 
     @classmethod

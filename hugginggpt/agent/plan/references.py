@@ -187,7 +187,9 @@ def kind_true_references(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repai
     the nearest earlier task that makes that kind instead, else (a whole reference to a media kind)
     the request's one file of that kind; with neither, a media argument takes its task out, and so does a
     text that is wholly such a reference in a task no other task reads (text-to-audio of a depth map: it
-    cannot run, and taking it out takes nothing else with it); other texts are left for execution. Only
+    cannot run, and taking it out takes nothing else with it; with ``PlanContext.made_from``, such a text of a
+    task making only media reads the text the read result was made from, ``made_from_text``); other texts are
+    left for execution. Only
     text and media arguments, and only tasks whose outputs are known, are checked. A task that was read
     only by arguments this pass sent to another task is no longer read: the pass runs once more on the
     plan it made, and a text of that task which is wholly such a reference takes it out too (a feature
@@ -233,15 +235,18 @@ def _kind_true_once(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
 
 
 def made_from_text(task: PlanTask, source: PlanTask, ctx: PlanContext) -> str | None:
-    """With ``ctx.made_from``: the one written text (no reference, no file) of ``source``'s text arguments when
-    ``task`` makes only media and ``source`` makes only media (a voice for a video drawn from a title speaks
-    the title); None otherwise. Reads kinds only."""
+    """With ``ctx.made_from``: the one written text (no reference, no file) of ``source``'s arguments when
+    ``task`` makes only media and ``source`` makes only media from texts alone (no media or table argument: a
+    voice for a video drawn from a title speaks the title; an edit's instruction is no description of what the
+    edited picture shows); None otherwise. Reads kinds only."""
     if not ctx.made_from:
         return None
     made = [ctx.known[t.task].outputs for t in (task, source)]
     if not all(outputs and all(kind in MEDIA_KINDS for kind in outputs) for outputs in made):
         return None
     info = ctx.known[source.task]
+    if any(arg.value_kind in (*MEDIA_KINDS, "table") for arg in info.args):
+        return None
     texts = [value for name, value in source.args.items()
              if isinstance(value, str) and value.strip() and not CANONICAL_REF.search(value)
              and (arg := info.find_arg(name)) is not None and arg.value_kind == "text"]
