@@ -120,9 +120,33 @@ async def test_the_planner_asks_about_a_narrow_choice_unless_told_not_to(monkeyp
 
 
 async def test_an_answer_without_close_calls_or_a_controller_without_scores_is_not_asked_about():
-    llm = _Scoring(responses=[AIMessage(TEXT)], favour="text-to-speech")
-    result = await plan_with(llm, KNOWN, REQUEST)
-    assert [t.task for t in result.plan.tasks] == ["text-to-audio"] and llm.scored == 0
+    plain = json.dumps({"tasks": [{"step": "sort it", "task": "text-classification", "id": 0, "args": {"text": "Goal!"}}]})
+    llm = _Scoring(responses=[AIMessage(plain)], favour="zero-shot-classification")
+    result = await plan_with(llm, KNOWN, "Goal! sport or politics?")
+    assert [t.task for t in result.plan.tasks] == ["text-classification"] and llm.scored == 0  # no twin either
     message = AIMessage(TEXT, response_metadata={"close_calls": [call_at("-audio", "-speech")]})
     result = await plan_with(ScriptedChatModel(responses=[message]), KNOWN, REQUEST)
     assert [t.task for t in result.plan.tasks] == ["text-to-audio"]
+
+
+def test_twins_are_the_pairs_of_tasks_alike_in_what_they_read_and_make():
+    from hugginggpt.agent.plan.choices import twins
+
+    pairs = twins(KNOWN)
+    assert pairs["text-to-audio"] == "text-to-speech" and pairs["text-to-speech"] == "text-to-audio"
+    assert pairs["voice-activity-detection"] == "audio-classification"
+    assert "text-to-image" not in pairs and "object-detection" not in pairs  # alone, or one of three
+    assert twins({name: KNOWN[name] for name in ("text-to-speech", "text-to-image")}) == {}
+
+
+async def test_a_task_with_a_twin_is_asked_about_without_a_narrow_choice():
+    """The model wrote "dub it" as text-to-audio with no close call: asked alone in both orders, it picks speech."""
+    answer = {"tasks": [{"step": "dub the video", "task": "text-to-audio", "id": 0, "args": {"text": "a boy runs"}}]}
+    llm = _Scoring(responses=[AIMessage(json.dumps(answer))], favour="text-to-speech")
+    result = await plan_with(llm, KNOWN, "dub 'a boy runs' for me")
+    assert [t.task for t in result.plan.tasks] == ["text-to-speech"]
+    assert result.usage["twin_checks"] == 1 and "choice_checks" not in result.usage and llm.scored == 2
+    assert "text-to-audio and text-to-speech take the same inputs" in result.repairs[0]["reason"]
+    kept = _Scoring(responses=[AIMessage(json.dumps(answer))], favour="text-to-audio")
+    result = await plan_with(kept, KNOWN, "dub 'a boy runs' for me")
+    assert [t.task for t in result.plan.tasks] == ["text-to-audio"] and result.usage["twin_checks"] == 1

@@ -147,28 +147,31 @@ class _Unsure(SamplingChatModel):
         return favouring(self.favour)(messages, answers)
 
 
-DUB = "please dub for me: 'Iron Man is a superhero.'"
-AUDIO = json.dumps({"wants": ["audio"], "tasks": [
-    {"step": "dub the text", "task": "text-to-audio", "id": 0, "args": {"text": "Iron Man is a superhero."}}]})
-SPEECH = AUDIO.replace("text-to-audio", "text-to-speech")
+SPORT = "Goal! Is this about sport or news?"
+ZERO = json.dumps({"wants": ["text"], "tasks": [
+    {"step": "sport or news", "task": "zero-shot-classification", "id": 0,
+     "args": {"text": "Goal!", "candidate_labels": ["sport", "news"]}}]})
+PLAIN = json.dumps({"wants": ["text"], "tasks": [
+    {"step": "sport or news", "task": "text-classification", "id": 0, "args": {"text": "Goal!"}}]})
 
 
 @pytest.mark.parametrize("unsure", [True, False])
 async def test_unsure_takes_only_a_narrow_task_name_choice_to_a_vote(monkeypatch, unsure):
     monkeypatch.setenv("HUGGINGGPT_PLAN_VOTE", "unsure")
     monkeypatch.setenv("HUGGINGGPT_PLAN_DRAWS", "3")
-    close = {"close_calls": [call_at("-audio", "-speech", text=AUDIO)]} if unsure else {}
-    llm = _Unsure(responses=[AIMessage(AUDIO, response_metadata=close)], favour="text-to-audio",
-                  by_draw={(0.2, 1): [SPEECH], (0.2, 2): [SPEECH]})
-    result = await plan_with(llm, KNOWN, DUB)
+    call = {"at": ZERO.index("zero-shot"), "drawn": "zero", "other": "text-class", "gap": 0.2}
+    close = {"close_calls": [call]} if unsure else {}
+    llm = _Unsure(responses=[AIMessage(ZERO, response_metadata=close)], favour="zero-shot-classification",
+                  by_draw={(0.2, 1): [PLAIN], (0.2, 2): [PLAIN]})
+    result = await plan_with(llm, KNOWN, SPORT)
     if not unsure:  # a confident answer is kept without more draws
         assert llm.draws == [(0.2, 0)] and "plan_votes" not in result.usage
-        assert [t.task for t in result.plan.tasks] == ["text-to-audio"]
+        assert [t.task for t in result.plan.tasks] == ["zero-shot-classification"]
         return
-    # asked alone, the model kept text-to-audio; two more draws both say text-to-speech and outvote it
+    # asked alone, the model kept zero-shot-classification; two more draws both say text-classification and outvote it
     assert result.usage["choice_checks"] == 1 and result.usage["plan_votes"] == 3
     assert llm.draws == [(0.2, 0), (0.2, 1), (0.2, 2)]
-    assert [t.task for t in result.plan.tasks] == ["text-to-speech"]
+    assert [t.task for t in result.plan.tasks] == ["text-classification"]
 
 
 async def test_a_vote_trigger_that_is_no_known_word_is_refused(monkeypatch):

@@ -28,7 +28,7 @@ def says(answer: str | None, log: list | None = None):
         if log is not None:
             log.append(human)
         lines = {word: letter for letter, word in re.findall(r"^([AB])\) (yes|no)$", human, flags=re.M)}
-        pick = "A" if answer is None else lines[answer]
+        pick = "A" if answer is None or not lines else lines[answer]  # another question (a twin's): a position
         return [0.0 if letter == pick else -2.0 for letter in letters]
 
     return scores
@@ -50,7 +50,8 @@ class _Scoring(SamplingChatModel):
     scored: int = 0
 
     def answer_scores(self, messages, answers):
-        self.scored += 1
+        if re.search(r"^[AB]\) (yes|no)$", messages[-1][1], flags=re.M):  # the wants question (not a twin's)
+            self.scored += 1
         return says(self.answer)(messages, answers)
 
 

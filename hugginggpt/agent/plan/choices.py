@@ -10,6 +10,12 @@ small model favours a position), the name is replaced only when both orders pick
 task can run on the step's arguments as written. The candidates are the model's own runner-up and the
 descriptions the task table's: nothing of the request's wording or language is read.
 
+A task that has a twin (``twins``: the one other task of the table taking the same kinds of required argument and
+making the same kinds of output, as text-to-speech and text-to-audio do: a text in, audio out) is asked about
+against its twin in the same way, narrow or not (``check_twins``): the decoder's margin is no sign there, since the
+two names share no letters past their first word (the model wrote "dub it" as text-to-audio by a wide margin).
+The pairs come from the table's kinds, not from any list of names.
+
 A runner-up that leads to more than two names (``"text-"``, where the model chose ``"text-to-speech"``) is the
 start of a family rather than a choice between tasks, and is not asked about: asked to choose among eight
 descriptions, the model changed correct names (docs/results/dev-ab "Session 33").
@@ -19,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -153,6 +159,50 @@ async def check_choices(scorer: Scorer, request: str, text: str, data: Any,
         repairs.append({"task_id": task.get("id"), "pass": "choice", "reason": (
             f"the planner chose {choice.chosen} over {pick} by a narrow margin; asked about this step alone, "
             f"in both orders, it picks {pick}")})
+    if not repairs:
+        return data, [], asked
+    return ({**data, "tasks": tasks} if isinstance(data, Mapping) else tasks), repairs, asked
+
+
+def twins(known: Mapping[str, TaskSpec]) -> dict[str, str]:
+    """Each task of ``known`` that shares the kinds of its required arguments and of its outputs with exactly one
+    other task of ``known``, mapped to that task (its twin)."""
+    groups: dict[tuple[tuple[str, ...], tuple[str, ...]], list[str]] = {}
+    for name, spec in known.items():
+        if spec.outputs:
+            key = (tuple(sorted(arg.value_kind for arg in spec.required_args)), tuple(sorted(spec.outputs)))
+            groups.setdefault(key, []).append(name)
+    return {name: pair[1 - pair.index(name)] for pair in groups.values() if len(pair) == 2 for name in pair}
+
+
+async def check_twins(scorer: Scorer, request: str, data: Any, known: Mapping[str, TaskSpec],
+                      skip: Collection[int] = ()) -> tuple[Any, list[Repair], int]:
+    """``data`` with each task that has a twin (``twins``) renamed to its twin when the model, asked about the step
+    alone with both tasks lettered in both orders (``picked``), settles on the twin; tasks at the positions in
+    ``skip`` (already asked about) are left. The repairs saying so, and how many steps were asked about."""
+    pairs = twins(known)
+    tasks = answer_tasks(data)
+    if tasks is None or not pairs:
+        return data, [], 0
+    tasks = [dict(t) if isinstance(t, Mapping) else t for t in tasks]
+    repairs: list[Repair] = []
+    asked = 0
+    for index, task in enumerate(tasks):
+        chosen = task.get("task") if isinstance(task, Mapping) else None
+        twin = pairs.get(chosen) if isinstance(chosen, str) else None
+        args = task.get("args") or {} if isinstance(task, Mapping) else {}
+        if twin is None or index in skip or not swappable(args, known[chosen], known[twin]):  # type: ignore[index]
+            continue
+        asked += 1
+        step = str(task.get("step") or "").strip() or chosen
+        pick = await asyncio.to_thread(picked, scorer, request, step, [chosen, twin], known)
+        if pick == chosen:
+            continue
+        task["task"] = pick
+        task["args"] = {k: v for k, v in args.items() if known[pick].find_arg(k) is not None}
+        repairs.append({"task_id": task.get("id"), "pass": "choice", "reason": (
+            f"{chosen} and {pick} take the same inputs and make the same kind of output; asked about this step "
+            f"alone, in both orders, the planner picks {pick}")})
     if not repairs:
         return data, [], asked
     return ({**data, "tasks": tasks} if isinstance(data, Mapping) else tasks), repairs, asked

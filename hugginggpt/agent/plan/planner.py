@@ -9,7 +9,8 @@ under a grammar of the whole schema (the embedded llama.cpp model), the schema i
 media argument holds one of the request's files or an earlier task's ``<resource>-N`` of a kind an earlier
 task makes, and the first task reads only what the request gives (``tools/schemas.plan_json_schema``,
 ``kind_states``). A task name that such a model chose narrowly between it and one or two others is asked
-about alone before the passes (``choices.py``). The answer names what the user wants
+about alone before the passes (``choices.py``), and so is a task with a twin (text-to-speech and text-to-audio)
+against its twin. The answer names what the user wants
 back (``outputs.py``) before its tasks. The plan goes through the passes (``passes.py``); a plan with a
 rejected task, an empty plan for a request that gives files, a plan that leaves a given file unread, or one
 with two steps doing the same work (the same task on the same arguments, after the passes: a task written
@@ -53,7 +54,7 @@ from langchain_core.runnables.config import ensure_config
 
 from hugginggpt import config as settings
 from hugginggpt.agent.llm_call import acall_llm
-from hugginggpt.agent.plan.choices import check_choices
+from hugginggpt.agent.plan.choices import check_choices, check_twins, narrow_choices, twins
 from hugginggpt.agent.plan.check import problems, repeated_steps, unread_files
 from hugginggpt.agent.plan.context import PlanContext, given_files, input_kinds, request_inputs
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
@@ -197,6 +198,8 @@ class Planner:
         counted = usage.as_dict()
         if attempt.choices_asked:
             counted["choice_checks"] = attempt.choices_asked
+        if attempt.twins_asked:
+            counted["twin_checks"] = attempt.twins_asked
         if attempt.wants_asked:
             counted["wants_checks"] = attempt.wants_asked
         if attempt.votes:
@@ -236,6 +239,7 @@ class _Attempt:
                             if self.tasks else None)
         self.raw_outputs: list[str] = []
         self.choices_asked = 0  # narrow task choices asked about alone (two scoring passes each)
+        self.twins_asked = 0  # steps of a task with a twin asked about alone (two scoring passes each)
         self.wants_asked = 0  # wanted kinds no task makes, asked about alone (two scoring passes each)
         self.confirmed: dict[str, bool] = {}  # the answers to those questions, by kind
         self.votes = 0  # usable plans a vote among draws counted (0: no vote)
@@ -282,15 +286,23 @@ class _Attempt:
         return data, [{"task_id": None, "reason": f"{reason}: its unfinished last task is dropped" if dropped else reason, "pass": "read"}]
 
     async def _checked(self, raw_text: str, data: Any, message: Any) -> tuple[Any, list[Repair]]:
-        """``data`` with the task names the model chose narrowly asked about alone (``choices.py``), when the
-        answer lists its narrow choices and the controller scores replies; the repairs that made."""
+        """``data`` with the task names the model chose narrowly (when the answer lists such choices), and the
+        tasks that have a twin, asked about alone (``choices.py``), when the controller scores replies; the
+        repairs that made. A step whose narrow choice was already between it and its twin is not asked twice."""
         close = (getattr(message, "response_metadata", None) or {}).get("close_calls")
         scorer = getattr(self.planner.llm, "answer_scores", None)
-        if not close or scorer is None or not settings.switch("choice_check"):
+        if scorer is None or not settings.switch("choice_check"):
             return data, []
-        data, repairs, asked = await check_choices(scorer, self.words, raw_text, data, close, self.tasks)
-        self.choices_asked += asked
-        return data, repairs
+        repairs: list[Repair] = []
+        skip: set[int] = set()
+        if close:
+            pairs = twins(self.tasks)
+            skip = {c.index for c in narrow_choices(raw_text, close, data, self.tasks) if pairs.get(c.chosen) in c.others}
+            data, repairs, asked = await check_choices(scorer, self.words, raw_text, data, close, self.tasks)
+            self.choices_asked += asked
+        data, more, asked = await check_twins(scorer, self.words, data, self.tasks, skip)
+        self.twins_asked += asked
+        return data, [*repairs, *more]
 
     def _validate(self, asked: tuple[Any, list[Repair]]) -> _Answer:
         data, read_repairs = asked
