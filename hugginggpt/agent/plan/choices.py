@@ -11,7 +11,7 @@ task can run on the step's arguments as written. The candidates are the model's 
 descriptions the task table's: nothing of the request's wording or language is read.
 
 A task that has a twin (``twins``: the one other task of the table taking the same kinds of required argument and
-making the same kinds of output, as text-to-speech and text-to-audio do: a text in, audio out) is asked about
+making the same kinds of output, as text-to-speech and text-to-audio do: a text in, audio out; both offered) is asked about
 against its twin in the same way, narrow or not (``check_twins``): the decoder's margin is no sign there, since the
 two names share no letters past their first word (the model wrote "dub it" as text-to-audio by a wide margin).
 The pairs come from the table's kinds, not from any list of names.
@@ -31,7 +31,7 @@ from typing import Any
 
 from hugginggpt.agent.plan.model import Repair
 from hugginggpt.prompts import render_prompt
-from hugginggpt.tools.table import TaskSpec
+from hugginggpt.tools.table import TaskSpec, task_table
 
 MAX_GAP = 1.5
 """A choice counts as narrow when the token drawn led the runner-up by at most this many logits."""
@@ -165,14 +165,16 @@ async def check_choices(scorer: Scorer, request: str, text: str, data: Any,
 
 
 def twins(known: Mapping[str, TaskSpec]) -> dict[str, str]:
-    """Each task of ``known`` that shares the kinds of its required arguments and of its outputs with exactly one
-    other task of ``known``, mapped to that task (its twin)."""
+    """Each task of the task table (``tools/tasks.yaml``) that shares the kinds of its required arguments and of its
+    outputs with exactly one other task of the table, mapped to that task (its twin), where both are offered in
+    ``known``. The table decides, not the offer: a domain offering two of three alike tasks has no twins."""
     groups: dict[tuple[tuple[str, ...], tuple[str, ...]], list[str]] = {}
-    for name, spec in known.items():
+    for name, spec in task_table().items():
         if spec.outputs:
             key = (tuple(sorted(arg.value_kind for arg in spec.required_args)), tuple(sorted(spec.outputs)))
             groups.setdefault(key, []).append(name)
-    return {name: pair[1 - pair.index(name)] for pair in groups.values() if len(pair) == 2 for name in pair}
+    return {name: pair[1 - pair.index(name)] for pair in groups.values() if len(pair) == 2 for name in pair
+            if pair[0] in known and pair[1] in known}
 
 
 async def check_twins(scorer: Scorer, request: str, data: Any, known: Mapping[str, TaskSpec],
