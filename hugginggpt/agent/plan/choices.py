@@ -145,23 +145,37 @@ async def check_choices(scorer: Scorer, request: str, text: str, data: Any,
     asked = 0
     for choice in choices:
         task = tasks[choice.index]
-        args = task.get("args") or {}
-        others = [o for o in choice.others if swappable(args, known[choice.chosen], known[o])]
+        others = [o for o in choice.others if swappable(task.get("args") or {}, known[choice.chosen], known[o])]
         if not others:
             continue
-        step = str(task.get("step") or "").strip() or choice.chosen
         asked += 1
-        pick = await asyncio.to_thread(picked, scorer, request, step, [choice.chosen, *others], known)
-        if pick == choice.chosen:
-            continue
-        task["task"] = pick
-        task["args"] = {k: v for k, v in args.items() if known[pick].find_arg(k) is not None}
-        repairs.append({"task_id": task.get("id"), "pass": "choice", "reason": (
-            f"the planner chose {choice.chosen} over {pick} by a narrow margin; asked about this step alone, "
-            f"in both orders, it picks {pick}")})
+        pick = await _renamed(scorer, request, task, [choice.chosen, *others], known)
+        if pick is not None:
+            repairs.append({"task_id": task.get("id"), "pass": "choice", "reason": (
+                f"the planner chose {choice.chosen} over {pick} by a narrow margin; asked about this step alone, "
+                f"in both orders, it picks {pick}")})
+    return _with_tasks(data, tasks, repairs), repairs, asked
+
+
+async def _renamed(scorer: Scorer, request: str, task: dict[str, Any], options: Sequence[str],
+                   known: Mapping[str, TaskSpec]) -> str | None:
+    """Ask about ``task`` (an answer's task, its name first in ``options``) alone (``picked``); when the model
+    picks another option, rename ``task`` to it in place, keeping only the arguments that task takes, and
+    return the new name; else None."""
+    step = str(task.get("step") or "").strip() or options[0]
+    pick = await asyncio.to_thread(picked, scorer, request, step, list(options), known)
+    if pick == options[0]:
+        return None
+    task["task"] = pick
+    task["args"] = {k: v for k, v in (task.get("args") or {}).items() if known[pick].find_arg(k) is not None}
+    return pick
+
+
+def _with_tasks(data: Any, tasks: list[Any], repairs: list[Repair]) -> Any:
+    """``data`` with ``tasks`` as its tasks when ``repairs`` says some were renamed, else ``data`` as it was."""
     if not repairs:
-        return data, [], asked
-    return ({**data, "tasks": tasks} if isinstance(data, Mapping) else tasks), repairs, asked
+        return data
+    return {**data, "tasks": tasks} if isinstance(data, Mapping) else tasks
 
 
 def twins(known: Mapping[str, TaskSpec]) -> dict[str, str]:
@@ -192,19 +206,12 @@ async def check_twins(scorer: Scorer, request: str, data: Any, known: Mapping[st
     for index, task in enumerate(tasks):
         chosen = task.get("task") if isinstance(task, Mapping) else None
         twin = pairs.get(chosen) if isinstance(chosen, str) else None
-        args = task.get("args") or {} if isinstance(task, Mapping) else {}
-        if twin is None or index in skip or not swappable(args, known[chosen], known[twin]):  # type: ignore[index]
+        if twin is None or index in skip or not swappable(task.get("args") or {}, known[chosen], known[twin]):  # type: ignore[index]
             continue
         asked += 1
-        step = str(task.get("step") or "").strip() or chosen
-        pick = await asyncio.to_thread(picked, scorer, request, step, [chosen, twin], known)
-        if pick == chosen:
-            continue
-        task["task"] = pick
-        task["args"] = {k: v for k, v in args.items() if known[pick].find_arg(k) is not None}
-        repairs.append({"task_id": task.get("id"), "pass": "choice", "reason": (
-            f"{chosen} and {pick} take the same inputs and make the same kind of output; asked about this step "
-            f"alone, in both orders, the planner picks {pick}")})
-    if not repairs:
-        return data, [], asked
-    return ({**data, "tasks": tasks} if isinstance(data, Mapping) else tasks), repairs, asked
+        pick = await _renamed(scorer, request, task, [chosen, twin], known)  # type: ignore[list-item]
+        if pick is not None:
+            repairs.append({"task_id": task.get("id"), "pass": "choice", "reason": (
+                f"{chosen} and {pick} take the same inputs and make the same kind of output; asked about this "
+                f"step alone, in both orders, the planner picks {pick}")})
+    return _with_tasks(data, tasks, repairs), repairs, asked
