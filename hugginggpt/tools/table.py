@@ -136,6 +136,10 @@ class TaskSpec(BaseModel):
     #: The media kinds whose text this task gives (automatic-speech-recognition: audio; image-to-text:
     #: image): a plan giving a text task such a file as its text reads this task's output of it instead.
     text_of: list[str] = Field(default_factory=list)
+    #: For a task with a twin (the one other task taking and making the same kinds: text-to-speech and
+    #: text-to-audio): what sets it apart from that twin, shown in place of the description when the planner
+    #: asks which of the two a step is (``agent/plan/choices.py``).
+    contrast: str = ""
 
     @property
     def draws_on_map(self) -> bool:

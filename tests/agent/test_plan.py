@@ -387,3 +387,39 @@ def test_key_aliases_and_name_value_arguments():
         {"task": "text-to-speech", "id": 1, "dep": [0], "args": {"text": "<resource>-0"}},
     ]
     assert repairs == []  # no "dep" written: it is built from the references, nothing to report
+
+
+@pytest.mark.parametrize("where", ["map", "drawing"])
+def test_a_drawing_whose_step_names_an_unread_given_picture_draws_what_that_picture_shows(where):
+    """JARVIS's "based on pose of d.jpg and content of e.jpg, please show me a new image": the drawing's text is "a
+    new image" and e.jpg is read by no task, but the model's own words for the drawing, or for the map it reads,
+    name it: the drawing draws what e.jpg shows. Only file names are read from the step words."""
+    from hugginggpt.tools.table import task_table
+
+    known = dict(task_table())
+    request = "based on pose of /examples/d.jpg and content of /examples/e.jpg, please show me a new image"
+    words = "a new image from the pose of /examples/d.jpg and the content of /examples/e.jpg"
+    raw = [{"step": words if where == "map" else "take the pose", "task": "openpose-control", "id": 0,
+            "args": {"image": "/examples/d.jpg"}},
+           {"step": words if where == "drawing" else "draw it", "task": "openpose-text-to-image", "id": 1,
+            "args": {"image": "<resource>-0", "text": "a new image"}}]
+    plan, repairs = validate_plan(raw, known, request)
+    assert [(t.task, t.args) for t in plan.tasks] == [
+        ("openpose-control", {"image": "/examples/d.jpg"}), ("image-to-text", {"image": "/examples/e.jpg"}),
+        ("openpose-text-to-image", {"image": "<resource>-0", "text": "<resource>-1"})]
+    assert [r["pass"] for r in repairs if r["pass"] != "dep"] == ["files-in-text"]
+    assert "its step names '/examples/e.jpg'" in repairs[0]["reason"]
+    # step words naming two unread pictures, a picture some task reads, or no given picture; a text that reads a
+    # task's result already: as planned
+    for request, step, text, more in [
+        ("pose of d.jpg, content of a.jpg and b.jpg", "the content of a.jpg and b.jpg", "a new image", []),
+        ("pose of d.jpg, content of a.jpg", "the content of a.jpg", "a new image",
+         [{"task": "image-classification", "id": 2, "args": {"image": "a.jpg"}}]),
+        ("pose of d.jpg, content of a.jpg", "the content of a.jpg", "<resource>-2",
+         [{"task": "image-to-text", "id": 2, "args": {"image": "a.jpg"}}]),
+        ("pose of d.jpg, a knight", "the content of x.jpg", "a knight", []),
+    ]:
+        raw = [*more, {"task": "openpose-control", "id": 0, "args": {"image": "d.jpg"}},
+               {"step": step, "task": "openpose-text-to-image", "id": 1, "args": {"image": "<resource>-0", "text": text}}]
+        plan, repairs = validate_plan(raw, known, request)
+        assert not [r for r in repairs if r["pass"] == "files-in-text"], request

@@ -141,6 +141,25 @@ def test_twins_are_the_pairs_of_tasks_alike_in_what_they_read_and_make():
     assert twins({name: KNOWN[name] for name in ("object-detection", "image-segmentation")}) == {}
 
 
+def test_twins_are_asked_about_with_what_sets_them_apart():
+    """The question between two twins shows each one's ``contrast`` (what the description of a task list entry does
+    not say: no words are spoken in a generated sound); any other question shows the descriptions."""
+    from hugginggpt.agent.plan.choices import choice_messages, twins
+
+    pairs = twins(KNOWN)
+    for name, spec in KNOWN.items():  # a contrast belongs to a twin pair, both halves
+        assert bool(spec.contrast) == (name in pairs and bool(KNOWN[pairs[name]].contrast)), name
+    question = choice_messages("dub it", "dub the video", ["text-to-audio", "text-to-speech"], KNOWN)[1][1]
+    assert f"A) text-to-audio: {KNOWN['text-to-audio'].contrast}" in question
+    assert f"B) text-to-speech: {KNOWN['text-to-speech'].contrast}" in question
+    assert KNOWN["text-to-speech"].description not in question
+    other = choice_messages("is she talking?", "find speech", ["audio-classification", "voice-activity-detection"],
+                            KNOWN)[1][1]
+    assert f"A) audio-classification: {KNOWN['audio-classification'].description}" in other
+    mixed = choice_messages("say it", "say it", ["text-to-speech", "translation"], KNOWN)[1][1]
+    assert KNOWN["text-to-speech"].description in mixed and KNOWN["text-to-speech"].contrast not in mixed
+
+
 async def test_a_task_with_a_twin_is_asked_about_without_a_narrow_choice():
     """The model wrote "dub it" as text-to-audio with no close call: asked alone in both orders, it picks speech."""
     answer = {"tasks": [{"step": "dub the video", "task": "text-to-audio", "id": 0, "args": {"text": "a boy runs"}}]}

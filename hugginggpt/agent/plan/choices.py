@@ -114,8 +114,11 @@ def swappable(args: Any, chosen: TaskSpec, other: TaskSpec) -> bool:
 
 def choice_messages(request: str, step: str, options: Sequence[str],
                     known: Mapping[str, TaskSpec]) -> list[tuple[str, str]]:
-    """The question for one narrow choice: the request, the step, and the lettered candidate tasks."""
-    lines = "\n".join(f"{letter}) {name}: {known[name].description}" for letter, name in zip(LETTERS, options))
+    """The question for one narrow choice: the request, the step, and the lettered candidate tasks with their
+    descriptions; twins (every option with a ``contrast`` in the task table) with what sets each apart."""
+    contrast = all(known[name].contrast for name in options)
+    lines = "\n".join(f"{letter}) {name}: {known[name].contrast if contrast else known[name].description}"
+                      for letter, name in zip(LETTERS, options))
     system, _, human = render_prompt("planning_choice", request=request, step=step, options=lines).partition("\n---\n")
     return [("system", system.strip()), ("human", human.strip())]
 

@@ -288,6 +288,29 @@ def given_files_named_in_texts(plan: Plan, ctx: PlanContext) -> tuple[Plan, list
                 what = "it draws what the file shows" if spec.draws_on_map else f"it reads the file's {reader} text"
                 return tasks, position, (f"{step.task} was given a text naming {file!r}, which the user gives and no "
                                          f"task reads: {what}, {how}")
-        return None
+        return drawn_from_step_words(tasks, position) if spec.draws_on_map else None
+
+    def drawn_from_step_words(tasks: list[PlanTask], position: int) -> tuple[list[PlanTask], int, str] | None:
+        # a drawing whose text names no file, where its own words (``step``), or those of the map it reads, name one
+        # picture the user gives that no task reads: what to draw is what that picture shows
+        step = tasks[position]
+        spec = ctx.known[step.task]
+        text = next((a.name for a in spec.args if a.value_kind == "text"), None)
+        value = step.args.get(text) if text is not None else None
+        if not isinstance(value, str) or whole_ref(value) is not None or given_files(value):
+            return None
+        by_id = {t.id: t for t in tasks}
+        image = next((step.args.get(a.name) for a in spec.args if a.kind == "image"), None)
+        map_task = by_id.get(whole_ref(image)) if isinstance(image, str) else None
+        words = [t.step for t in (step, map_task if map_task is not None and map_task.task == spec.map_by else None)
+                 if t is not None and t.step]
+        named = dict.fromkeys(f for w in words for f in given_files(w) if ctx.gives(f))
+        unread = [f for f in named if media_kind_of(f) == "image" and not any(_reads_file(t, f) for t in tasks)]
+        reader = text_reader("image", ctx) if len(unread) == 1 else None
+        if reader is None:
+            return None
+        tasks, position, how = reading_made(tasks, position, text, reader, unread[0], ctx)
+        return tasks, position, (f"{step.task} has no file in its text, and its step names {unread[0]!r}, which the "
+                                 f"user gives and no task reads: it draws what the file shows, {how}")
 
     return completed(plan, complete)
