@@ -302,9 +302,8 @@ def given_files_named_in_texts(plan: Plan, ctx: PlanContext) -> tuple[Plan, list
         by_id = {t.id: t for t in tasks}
         image = next((step.args.get(a.name) for a in spec.args if a.kind == "image"), None)
         map_task = by_id.get(whole_ref(image)) if isinstance(image, str) else None
-        words = [t.step for t in (step, map_task if map_task is not None and map_task.task == spec.map_by else None)
-                 if t is not None and t.step]
-        named = dict.fromkeys(f for w in words for f in given_files(w) if ctx.gives(f))
+        speakers = [step, map_task] if map_task is not None and map_task.task == spec.map_by else [step]
+        named = dict.fromkeys(f for t in speakers if t.step for f in given_files(t.step) if ctx.gives(f))
         unread = [f for f in named if media_kind_of(f) == "image" and not any(_reads_file(t, f) for t in tasks)]
         reader = text_reader("image", ctx) if len(unread) == 1 else None
         if reader is None:
