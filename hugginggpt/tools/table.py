@@ -140,6 +140,11 @@ class TaskSpec(BaseModel):
     #: text-to-audio): what sets it apart from that twin, shown in place of the description when the planner
     #: asks which of the two a step is (``agent/plan/choices.py``).
     contrast: str = ""
+    #: Arguments whose values, given again, leave the task's own output as it is: a text already in
+    #: ``tgt_lang`` translates to itself. A step running the task on the whole output of a step of the same
+    #: task, with the same values of these (each written in both), finds nothing new
+    #: (``agent/plan/check.own_marks``).
+    settled_by: list[str] = Field(default_factory=list)
 
     @property
     def draws_on_map(self) -> bool:
@@ -178,6 +183,9 @@ class TaskSpec(BaseModel):
             raise ValueError(f"unknown category {self.category!r} (known: {', '.join(sorted(CATEGORIES))})")
         if self.in_table and not self.outputs:
             raise ValueError("a task needs at least one output kind")
+        unknown = [name for name in self.settled_by if self.find_arg(name) is None]
+        if unknown:
+            raise ValueError(f"settled_by names {unknown}, which are no arguments of the task")
         return self
 
     def arg(self, name: str) -> ArgSpec:

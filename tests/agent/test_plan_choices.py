@@ -6,7 +6,8 @@ import re
 import pytest
 from langchain_core.messages import AIMessage
 
-from hugginggpt.agent.plan.choices import MAX_GAP, NarrowChoice, check_choices, narrow_choices, picked, swappable
+from hugginggpt.agent.plan.choices import (MAX_GAP, NarrowChoice, alike_steps, check_choices, narrow_choices, picked,
+                                          swappable)
 from hugginggpt.tools import task_table
 
 from .conftest import ScriptedChatModel, plan_with
@@ -90,6 +91,50 @@ async def test_a_renamed_task_keeps_only_the_arguments_its_new_task_takes():
     assert data["tasks"][0]["task"] == "text-classification" and data["tasks"][0]["args"] == {"text": "Goal!"}
     assert asked == 1 and repairs[0]["pass"] == "choice" and repairs[0]["task_id"] == 0
     assert answer["tasks"][0]["task"] == "zero-shot-classification"  # the answer itself is left as it was
+
+
+LISTED = "count the sheep in these: e1.jpg, e2.png, e3.jpg"
+
+
+def counted(*files: str, top_k: int = 1) -> dict:
+    return {"tasks": [{"step": f"count the sheep in {f}", "task": "image-classification", "id": i,
+                       "args": {"image": f, "top_k": top_k}} for i, f in enumerate(files)]}
+
+
+def test_alike_steps_do_the_same_on_other_files_of_one_list():
+    lists = [("e1.jpg", "e2.png", "e3.jpg")]
+    assert alike_steps(counted("e1.jpg", "e2.png", "e3.jpg")["tasks"], 0, lists) == [1, 2]
+    assert alike_steps(counted("e1.jpg", "e2.png", "./e3.jpg")["tasks"], 2, lists) == [0, 1]
+    assert alike_steps(counted("e1.jpg", "e2.png", "e3.jpg")["tasks"], 0, []) == []  # no list written
+    assert alike_steps(counted("e1.jpg", "x.jpg")["tasks"], 0, lists) == []  # a file outside the list
+    other = counted("e1.jpg", "e2.png")["tasks"]
+    other[1]["args"]["top_k"] = 3  # another setting: not the same step
+    assert alike_steps(other, 0, lists) == []
+    other = counted("e1.jpg", "e2.png")["tasks"]
+    other[1]["task"] = "object-detection"
+    assert alike_steps(other, 0, lists) == []
+
+
+async def test_a_choice_asked_about_once_holds_for_the_same_step_on_the_other_listed_files():
+    """The model writes the first of several alike steps with a narrow choice and copies the name; asked about
+    the first alone, its pick renames the copies too (with only the arguments the new task takes)."""
+    answer = counted("e1.jpg", "e2.png", "e3.jpg")
+    text = json.dumps(answer)
+    call = {"at": text.index("image-classification"), "drawn": "image-", "other": "object-", "gap": 0.4}
+    asked_log: list[str] = []
+    data, repairs, asked = await check_choices(favouring("object-detection", asked_log), LISTED, text, answer, [call],
+                                               KNOWN, [("e1.jpg", "e2.png", "e3.jpg")])
+    assert [t["task"] for t in data["tasks"]] == ["object-detection"] * 3
+    assert [t["args"] for t in data["tasks"]] == [{"image": "e1.jpg"}, {"image": "e2.png"}, {"image": "e3.jpg"}]
+    assert asked == 1 and len(asked_log) == 2 and [r["task_id"] for r in repairs] == [0, 1, 2]
+    assert "on another file of the same list" in repairs[1]["reason"]
+    # without the list (files the words do not write one after another) only the step asked about changes
+    data, repairs, _ = await check_choices(favouring("object-detection"), LISTED, text, answer, [call], KNOWN)
+    assert [t["task"] for t in data["tasks"]] == ["object-detection", "image-classification", "image-classification"]
+    # a pick of the name written renames nothing
+    data, repairs, _ = await check_choices(favouring("image-classification"), LISTED, text, answer, [call], KNOWN,
+                                           [("e1.jpg", "e2.png", "e3.jpg")])
+    assert data is answer and not repairs
 
 
 class _Scoring(ScriptedChatModel):

@@ -465,6 +465,46 @@ def test_an_analysis_of_the_picture_the_same_task_drew_is_taken_out(known, reque
     assert problems(plan, ctx) == []
 
 
+@pytest.mark.parametrize("request_text", [
+    "caption a1.jpg, then translate the caption into French twice over",
+    "给 a1.jpg 配一段描述，再翻译成法语",
+])
+def test_a_translation_of_a_translation_into_the_same_language_goes(known, request_text):
+    """The task table's ``settled_by``: a text already in ``tgt_lang`` translates to itself, so a translation reading
+    a translation into the same language finds nothing new: it is taken out, its readers read the first."""
+    raw = [step("image-to-text", 0, image="a1.jpg"), step("translation", 1, text="<resource>-0", tgt_lang="fr"),
+           step("translation", 2, text="<resource>-1", tgt_lang="FR"), step("text-to-speech", 3, text="<resource>-2")]
+    ctx = PlanContext.of(known, request_text)
+    assert problems(read_plan(raw)[0], ctx) == ["task 2: translation reads the output of task 1 (translation) with the same tgt_lang"]
+    plan, repairs = validate_plan(raw, known, request_text)
+    assert [(t.task, t.args) for t in plan.tasks] == [
+        ("image-to-text", {"image": "a1.jpg"}), ("translation", {"text": "<resource>-0", "tgt_lang": "fr"}),
+        ("text-to-speech", {"text": "<resource>-1"})]
+    assert "rejected: task 2 (translation): argument 'text' reads the output of task 1" in reasons(repairs)
+    assert problems(plan, ctx) == []
+
+
+def test_a_translation_written_on_a_translation_reads_the_caption_no_task_read(known):
+    """Caption two pictures and translate both: the second translation written on the first reads the second
+    caption, which no task read; nothing is taken out."""
+    raw = [step("image-to-text", 0, image="a.jpg"), step("translation", 1, text="<resource>-0", tgt_lang="de"),
+           step("image-to-text", 2, image="b.jpg"), step("translation", 3, text="<resource>-1", tgt_lang="de")]
+    plan, repairs = validate_plan(raw, known, "caption a.jpg and b.jpg and translate both captions into German")
+    assert [(t.task, t.args.get("text")) for t in plan.tasks] == [
+        ("image-to-text", None), ("translation", "<resource>-0"), ("image-to-text", None), ("translation", "<resource>-2")]
+    assert plan.by_id[3].dep == [2] and "now reads task 2 (image-to-text)" in reasons(repairs)
+    assert "rejected" not in reasons(repairs)
+
+
+def test_translations_into_other_languages_or_without_one_written_stay(known):
+    for second in ({"tgt_lang": "de"}, {}, {"tgt_lang": "<resource>-0"}):
+        raw = [step("translation", 0, text="The meeting moved to Thursday.", tgt_lang="fr"),
+               step("translation", 1, text="<resource>-0", **second)]
+        plan, repairs = validate_plan(raw, known, "translate 'The meeting moved to Thursday.' into French, then on")
+        assert [t.task for t in plan.tasks] == ["translation", "translation"]
+        assert not [r for r in repairs if r.get("pass") == "own-marks"]
+
+
 def test_a_map_of_a_map_goes_and_other_repeated_image_steps_stay(known):
     raw = [step("text-to-image", 0, text="a house"), step("depth-estimation", 1, image="<resource>-0"),
            step("depth-estimation", 2, image="<resource>-1")]

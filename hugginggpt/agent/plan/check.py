@@ -77,8 +77,9 @@ def problems(plan: Plan, ctx: PlanContext) -> list[str]:
                          "makes its map)")
         marked = own_marks(task, by_id, ctx)
         if marked is not None:
-            found.append(f"task {task.id}: {task.task} reads the picture task {marked[1].id} ({task.task}) drew of its "
-                         "own input")
+            found.append(f"task {task.id}: {task.task} " + (
+                f"reads the picture task {marked[1].id} ({task.task}) drew of its own input" if not info.settled_by
+                else f"reads the output of task {marked[1].id} ({task.task}) with the same {', '.join(info.settled_by)}"))
         as_text = media_as_text(task, ctx)
         if as_text is not None:
             found.append(f"task {task.id}: {task.task} reads the file {as_text.file!r} as its {as_text.arg} ("
@@ -196,20 +197,34 @@ def photo_drawing(task: PlanTask, by_id: dict[int, PlanTask], ctx: PlanContext) 
 
 
 def own_marks(task: PlanTask, by_id: Mapping[int, PlanTask], ctx: PlanContext) -> tuple[str, PlanTask] | None:
-    """``(image argument, earlier task)`` when ``task`` reads, as its image, the picture an earlier task of the
-    same name made of its own input, and that task marks what it reads: an analysis that draws its findings
-    on a copy (it makes an image and ``data``: boxes, masks, keypoints) or a condition map (``is_map_maker``).
-    Detecting objects in the picture a detection drew, or estimating the depth of a depth map, finds nothing
-    the first step did not: no correct plan has such a step (``references.own_marks_read``). None otherwise."""
+    """``(argument, earlier task)`` when ``task`` reads the whole output of an earlier task of the same name that it
+    cannot take further: the picture such a task made of its own input, when it marks what it reads (an analysis
+    that draws its findings on a copy: it makes an image and ``data``, boxes, masks, keypoints; or a condition
+    map, ``is_map_maker``), or the output of a task it would leave as it is (``settled_by`` in the task table:
+    a translation of a translation into the same language, ``tgt_lang`` written alike in both). Detecting objects
+    in the picture a detection drew, estimating the depth of a depth map or translating a French text into
+    French finds nothing the first step did not: no correct plan has such a step
+    (``references.own_marks_read``). None otherwise."""
     spec = ctx.known.get(task.task)
-    if spec is None or "image" not in spec.outputs or not ("data" in spec.outputs or is_map_maker(spec.name, ctx)):
+    if spec is None:
         return None
+    marks = "image" in spec.outputs and ("data" in spec.outputs or is_map_maker(spec.name, ctx))
     for arg in spec.args:
         value = task.args.get(arg.name)
-        source = by_id.get(whole_ref(value)) if arg.kind == "image" and isinstance(value, str) else None
-        if source is not None and source.task == task.task and source.id != task.id:
+        source = by_id.get(whole_ref(value)) if isinstance(value, str) else None
+        if source is None or source.task != task.task or source.id == task.id:
+            continue
+        if marks and arg.kind == "image":
+            return arg.name, source
+        if spec.settled_by and all(_same_setting(task.args.get(name), source.args.get(name)) for name in spec.settled_by):
             return arg.name, source
     return None
+
+
+def _same_setting(mine: object, theirs: object) -> bool:
+    """Whether two values of a setting are both written (no reference) and alike, letter case and spaces aside."""
+    return (isinstance(mine, str) and isinstance(theirs, str) and bool(mine.strip()) and not CANONICAL_REF.search(mine)
+            and mine.strip().casefold() == theirs.strip().casefold())
 
 
 def is_map_maker(name: str, ctx: PlanContext) -> bool:

@@ -31,6 +31,7 @@ from typing import Any
 
 from hugginggpt.agent.plan.model import Repair
 from hugginggpt.prompts import render_prompt
+from hugginggpt.tools.resources.mentions import same_file
 from hugginggpt.tools.table import TaskSpec, task_table
 
 MAX_GAP = 1.5
@@ -135,15 +136,18 @@ def picked(scorer: Scorer, request: str, step: str, options: Sequence[str], know
 
 
 async def check_choices(scorer: Scorer, request: str, text: str, data: Any,
-                        close_calls: Sequence[Mapping[str, Any]],
-                        known: Mapping[str, TaskSpec]) -> tuple[Any, list[Repair], int]:
+                        close_calls: Sequence[Mapping[str, Any]], known: Mapping[str, TaskSpec],
+                        lists: Sequence[Sequence[str]] = ()) -> tuple[Any, list[Repair], int]:
     """``data`` with each narrow choice of ``text`` that the model, asked alone, settles on another task
-    renamed to it; the repairs saying so, and how many choices were asked about."""
+    renamed to it, and with it each step that does the same on another file of a list the user writes
+    (``lists``: ``PlanContext.lists``; ``alike_steps``); the repairs saying so, and how many choices were asked
+    about."""
     choices = narrow_choices(text, close_calls, data, known)
     tasks = answer_tasks(data)
     if not choices or tasks is None:
         return data, [], 0
     tasks = [dict(t) if isinstance(t, Mapping) else t for t in tasks]
+    narrow = {choice.index for choice in choices}
     repairs: list[Repair] = []
     asked = 0
     for choice in choices:
@@ -151,13 +155,47 @@ async def check_choices(scorer: Scorer, request: str, text: str, data: Any,
         others = [o for o in choice.others if swappable(task.get("args") or {}, known[choice.chosen], known[o])]
         if not others:
             continue
+        alike = [i for i in alike_steps(tasks, choice.index, lists) if i not in narrow]
         asked += 1
         pick = await _renamed(scorer, request, task, [choice.chosen, *others], known)
-        if pick is not None:
-            repairs.append({"task_id": task.get("id"), "pass": "choice", "reason": (
-                f"the planner chose {choice.chosen} over {pick} by a narrow margin; asked about this step alone, "
-                f"in both orders, it picks {pick}")})
+        if pick is None:
+            continue
+        repairs.append({"task_id": task.get("id"), "pass": "choice", "reason": (
+            f"the planner chose {choice.chosen} over {pick} by a narrow margin; asked about this step alone, "
+            f"in both orders, it picks {pick}")})
+        for index in alike:
+            tasks[index]["task"] = pick
+            tasks[index]["args"] = {k: v for k, v in (tasks[index].get("args") or {}).items()
+                                    if known[pick].find_arg(k) is not None}
+            repairs.append({"task_id": tasks[index].get("id"), "pass": "choice", "reason": (
+                f"does what task {task.get('id')} does on another file of the same list: {pick}, as that step")})
     return _with_tasks(data, tasks, repairs), repairs, asked
+
+
+def alike_steps(tasks: Sequence[Any], index: int, lists: Sequence[Sequence[str]]) -> list[int]:
+    """The positions of the answer's other tasks that do what the task at ``index`` does on another file of one
+    list the user writes (``a.jpg, b.png, c.jpg``): the same task name and the same arguments, but for those
+    whose values are different files of that list. The model chose the name once for them all, by writing the
+    first; asked about that choice, its answer holds for each."""
+    task = tasks[index]
+    if not isinstance(task, Mapping) or not isinstance(task.get("args"), Mapping):
+        return []
+    args = task["args"]
+
+    def listed_with(mine: Any, theirs: Any) -> bool:
+        return (isinstance(mine, str) and isinstance(theirs, str) and any(
+            any(same_file(mine, f) for f in run) and any(same_file(theirs, f) for f in run)
+            and not same_file(mine, theirs) for run in lists))
+
+    found = []
+    for position, other in enumerate(tasks):
+        if (position == index or not isinstance(other, Mapping) or other.get("task") != task.get("task")
+                or not isinstance(other.get("args"), Mapping) or set(other["args"]) != set(args)):
+            continue
+        differing = [name for name in args if other["args"][name] != args[name]]
+        if differing and all(listed_with(args[name], other["args"][name]) for name in differing):
+            found.append(position)
+    return found
 
 
 async def _renamed(scorer: Scorer, request: str, task: dict[str, Any], options: Sequence[str],

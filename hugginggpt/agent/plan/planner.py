@@ -298,7 +298,8 @@ class _Attempt:
         if close:
             pairs = twins(self.tasks)
             skip = {c.index for c in narrow_choices(raw_text, close, data, self.tasks) if pairs.get(c.chosen) in c.others}
-            data, repairs, asked = await check_choices(scorer, self.words, raw_text, data, close, self.tasks)
+            data, repairs, asked = await check_choices(scorer, self.words, raw_text, data, close, self.tasks,
+                                                       self.plan_context.lists)
             self.choices_asked += asked
         data, more, asked = await check_twins(scorer, self.words, data, self.tasks, skip)
         self.twins_asked += asked

@@ -254,25 +254,51 @@ def made_from_text(task: PlanTask, source: PlanTask, ctx: PlanContext) -> str | 
 
 
 def own_marks_read(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
-    """A step that runs an analysis or a map maker on the picture the same task drew of its own input
-    (``check.own_marks``: object detection of the boxes a detection drew, a mask generation of its masks) is
-    taken out, and the tasks that read it read that earlier task instead: what the step was written for is
-    another part of the request, which the planner asks for again. Reads task names and the plan's graph."""
+    """A step that runs a task on the output of the same task that it cannot take further (``check.own_marks``:
+    object detection of the boxes a detection drew, a mask generation of its masks, a translation of a
+    translation into the same language) is taken out, and the tasks that read it read that earlier task
+    instead: what the step was written for is another part of the request, which the planner asks for again.
+    A step whose output stays as it is (``settled_by``: the translation) reads instead the nearest earlier result
+    of the argument's kind that no task reads, when there is one ("caption a.jpg and b.jpg and translate both":
+    the second translation written on the first one, b's caption left unread). Reads task names, the task table's
+    ``settled_by`` and the plan's graph."""
     by_id = plan.by_id
     moved: dict[int, int] = {}
     repairs: list[Repair] = []
-    for task in plan.tasks:
+    tasks = list(plan.tasks)
+    for position, task in enumerate(tasks):
         marked = own_marks(task, by_id, ctx)
         if marked is None:
             continue
         name, source = marked
+        settled = ctx.known[task.task].settled_by
+        unread = _unread_maker(tasks[:position], tasks, ctx.known[task.task].arg(name).kind, ctx) if settled else None
+        if unread is not None:
+            tasks[position] = task = task.model_copy(update={"args": {**task.args, name: replace_refs(task.args[name], {source.id: unread.id})}})
+            by_id = {**by_id, task.id: task}
+            repairs.append({"task_id": task.id, "reason": (
+                f"argument {name!r} read the output of task {source.id} ({source.task}) with the same "
+                f"{', '.join(settled)}, which it would give back: now reads task {unread.id} ({unread.task}), the "
+                "nearest earlier result no task read")})
+            continue
         moved[task.id] = moved.get(source.id, source.id)
-        repairs.append(rejected(task, f"task {task.id} ({task.task}): argument {name!r} reads the picture task "
-                                      f"{source.id} ({source.task}) drew of its own input: {task.task} of its own "
-                                      "marks finds nothing new; each step does its own part of the request"))
+        what = (f"reads the picture task {source.id} ({source.task}) drew of its own input: {task.task} of its own "
+                "marks finds nothing new" if not settled else
+                f"reads the output of task {source.id} ({source.task}) with the same {', '.join(settled)}: it would "
+                "give that output back")
+        repairs.append(rejected(task, f"task {task.id} ({task.task}): argument {name!r} {what}; each step does its "
+                                      "own part of the request"))
+    plan = plan.model_copy(update={"tasks": tasks}) if tasks != list(plan.tasks) else plan
     if not moved:
         return plan, repairs
     return plan.merged(moved), repairs
+
+
+def _unread_maker(earlier: list[PlanTask], tasks: list[PlanTask], kind: str, ctx: PlanContext) -> PlanTask | None:
+    """The last of ``earlier`` that makes ``kind`` and that no task of ``tasks`` reads; None when there is none."""
+    read = {n for t in tasks for n in t.references()}
+    return next((t for t in reversed(earlier) if t.id not in read and t.task in ctx.known
+                 and ctx.known[t.task].produces(kind)), None)
 
 
 def makers_of_what_is_read(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
