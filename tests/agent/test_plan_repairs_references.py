@@ -475,7 +475,8 @@ def test_a_translation_of_a_translation_into_the_same_language_goes(known, reque
     raw = [step("image-to-text", 0, image="a1.jpg"), step("translation", 1, text="<resource>-0", tgt_lang="fr"),
            step("translation", 2, text="<resource>-1", tgt_lang="FR"), step("text-to-speech", 3, text="<resource>-2")]
     ctx = PlanContext.of(known, request_text)
-    assert problems(read_plan(raw)[0], ctx) == ["task 2: translation reads the output of task 1 (translation) with the same tgt_lang"]
+    assert problems(read_plan(raw)[0], ctx) == [
+        "task 2: translation reads the output of task 1 (translation) with the same tgt_lang"]
     plan, repairs = validate_plan(raw, known, request_text)
     assert [(t.task, t.args) for t in plan.tasks] == [
         ("image-to-text", {"image": "a1.jpg"}), ("translation", {"text": "<resource>-0", "tgt_lang": "fr"}),
@@ -491,7 +492,8 @@ def test_a_translation_written_on_a_translation_reads_the_caption_no_task_read(k
            step("image-to-text", 2, image="b.jpg"), step("translation", 3, text="<resource>-1", tgt_lang="de")]
     plan, repairs = validate_plan(raw, known, "caption a.jpg and b.jpg and translate both captions into German")
     assert [(t.task, t.args.get("text")) for t in plan.tasks] == [
-        ("image-to-text", None), ("translation", "<resource>-0"), ("image-to-text", None), ("translation", "<resource>-2")]
+        ("image-to-text", None), ("translation", "<resource>-0"),
+        ("image-to-text", None), ("translation", "<resource>-2")]
     assert plan.by_id[3].dep == [2] and "now reads task 2 (image-to-text)" in reasons(repairs)
     assert "rejected" not in reasons(repairs)
 

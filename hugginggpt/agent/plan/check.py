@@ -79,7 +79,8 @@ def problems(plan: Plan, ctx: PlanContext) -> list[str]:
         if marked is not None:
             found.append(f"task {task.id}: {task.task} " + (
                 f"reads the picture task {marked[1].id} ({task.task}) drew of its own input" if not info.settled_by
-                else f"reads the output of task {marked[1].id} ({task.task}) with the same {', '.join(info.settled_by)}"))
+                else f"reads the output of task {marked[1].id} ({task.task}) with the same "
+                     f"{', '.join(info.settled_by)}"))
         as_text = media_as_text(task, ctx)
         if as_text is not None:
             found.append(f"task {task.id}: {task.task} reads the file {as_text.file!r} as its {as_text.arg} ("
@@ -216,7 +217,8 @@ def own_marks(task: PlanTask, by_id: Mapping[int, PlanTask], ctx: PlanContext) -
             continue
         if marks and arg.kind == "image":
             return arg.name, source
-        if spec.settled_by and all(_same_setting(task.args.get(name), source.args.get(name)) for name in spec.settled_by):
+        if spec.settled_by and all(_same_setting(task.args.get(name), source.args.get(name))
+                                   for name in spec.settled_by):
             return arg.name, source
     return None
 

@@ -274,7 +274,8 @@ def own_marks_read(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
         settled = ctx.known[task.task].settled_by
         unread = _unread_maker(tasks[:position], tasks, ctx.known[task.task].arg(name).kind, ctx) if settled else None
         if unread is not None:
-            tasks[position] = task = task.model_copy(update={"args": {**task.args, name: replace_refs(task.args[name], {source.id: unread.id})}})
+            args = {**task.args, name: replace_refs(task.args[name], {source.id: unread.id})}
+            tasks[position] = task = task.model_copy(update={"args": args})
             by_id = {**by_id, task.id: task}
             repairs.append({"task_id": task.id, "reason": (
                 f"argument {name!r} read the output of task {source.id} ({source.task}) with the same "
