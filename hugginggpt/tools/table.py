@@ -140,6 +140,11 @@ class TaskSpec(BaseModel):
     #: text-to-audio): what sets it apart from that twin, shown in place of the description when the planner
     #: asks which of the two a step is (``agent/plan/choices.py``).
     contrast: str = ""
+    #: Other tasks of the table whose steps a planner writes as this one, although they read more (a question
+    #: about the picture this task analyses): a step written as this task is asked about against each, with
+    #: the ``contrast`` of both, and the step's own words fill the text the sibling reads more
+    #: (``agent/plan/choices.py``).
+    siblings: list[str] = Field(default_factory=list)
     #: Arguments whose values, given again, leave the task's own output as it is: a text already in
     #: ``tgt_lang`` translates to itself. A step running the task on the whole output of a step of the same
     #: task, with the same values of these (each written in both), finds nothing new
@@ -266,6 +271,12 @@ def parse_table(data: Any, source: str = "task table") -> tuple[dict[str, TaskSp
                              *((f"on_media.{kind}", task) for kind, task in spec.on_media.items())):
             if other is not None and other not in specs:
                 raise TaskTableError(f"{source}: task {name!r}: {field} names {other!r}, which is no task of the table")
+        for other in spec.siblings:
+            if other not in specs or other == name:
+                raise TaskTableError(f"{source}: task {name!r}: siblings names {other!r}, which is no other task of the "
+                                     "table")
+            if not (spec.contrast and specs[other].contrast):
+                raise TaskTableError(f"{source}: task {name!r} and its sibling {other!r} each need a contrast")
     readers: dict[str, str] = {}
     for name, spec in specs.items():
         for kind in spec.text_of:

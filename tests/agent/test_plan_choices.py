@@ -192,8 +192,9 @@ def test_twins_are_asked_about_with_what_sets_them_apart():
     from hugginggpt.agent.plan.choices import choice_messages, twins
 
     pairs = twins(KNOWN)
-    for name, spec in KNOWN.items():  # a contrast belongs to a twin pair, both halves
-        assert bool(spec.contrast) == (name in pairs and bool(KNOWN[pairs[name]].contrast)), name
+    siblings = {name for spec in KNOWN.values() if spec.siblings for name in (spec.name, *spec.siblings)}
+    for name, spec in KNOWN.items():  # a contrast belongs to a twin pair, both halves, or to siblings
+        assert bool(spec.contrast) == (name in siblings or (name in pairs and bool(KNOWN[pairs[name]].contrast))), name
     question = choice_messages("dub it", "dub the video", ["text-to-audio", "text-to-speech"], KNOWN)[1][1]
     assert f"A) text-to-audio: {KNOWN['text-to-audio'].contrast}" in question
     assert f"B) text-to-speech: {KNOWN['text-to-speech'].contrast}" in question
@@ -216,3 +217,35 @@ async def test_a_task_with_a_twin_is_asked_about_without_a_narrow_choice():
     kept = _Scoring(responses=[AIMessage(json.dumps(answer))], favour="text-to-audio")
     result = await plan_with(kept, KNOWN, "dub 'a boy runs' for me")
     assert [t.task for t in result.plan.tasks] == ["text-to-audio"] and result.usage["twin_checks"] == 1
+
+
+def test_siblings_are_asked_about_with_their_contrast_and_only_with_each_other():
+    from hugginggpt.agent.plan.choices import choice_messages, partners
+
+    pairs = partners(KNOWN)
+    assert pairs["object-detection"] == ["visual-question-answering"] == pairs["keypoint-detection"]
+    assert "visual-question-answering" not in pairs and pairs["text-to-speech"] == ["text-to-audio"]
+    assert "object-detection" not in partners({n: KNOWN[n] for n in ("object-detection", "image-classification")})
+    asked = choice_messages("how old?", "tell me her age", ["object-detection", "visual-question-answering"], KNOWN)
+    assert KNOWN["visual-question-answering"].contrast in asked[1][1] and KNOWN["object-detection"].contrast in asked[1][1]
+    other = choice_messages("x", "find the joints", ["object-detection", "keypoint-detection"], KNOWN)[1][1]
+    assert KNOWN["keypoint-detection"].description in other and KNOWN["object-detection"].description in other
+
+
+async def test_a_step_written_as_a_detection_is_asked_about_against_visual_question_answering():
+    """A sibling reads more (a question): picked, it reads the step's own words, in the request's language; a step
+    without words is not asked; picked against, nothing changes."""
+    from hugginggpt.agent.plan.choices import check_twins
+
+    step = "推测这个人的年龄和心情"
+    answer = {"tasks": [{"step": "画一张随机的人脸", "task": "text-to-image", "id": 0, "args": {"text": "a face"}},
+                        {"step": step, "task": "object-detection", "id": 1, "args": {"image": "<resource>-0"}}]}
+    data, repairs, asked = await check_twins(favouring("visual-question-answering"), "...", answer, KNOWN)
+    assert data["tasks"][1] == {"step": step, "task": "visual-question-answering", "id": 1,
+                                "args": {"image": "<resource>-0", "question": step}}
+    assert asked == 1 and "question: the step's own words" in repairs[0]["reason"] and repairs[0]["task_id"] == 1
+    data, repairs, asked = await check_twins(favouring("object-detection"), "...", answer, KNOWN)
+    assert data is answer and not repairs and asked == 1
+    wordless = {"tasks": [{**answer["tasks"][1], "step": ""}]}
+    data, repairs, asked = await check_twins(favouring("visual-question-answering"), "...", wordless, KNOWN)
+    assert data is wordless and asked == 0

@@ -118,6 +118,26 @@ def test_malformed_tables_are_rejected(data, message):
         parse_table(data)
 
 
+def _with_task(**fields):
+    data = _table()
+    data["tasks"]["my-task"].update(fields)
+    data["tasks"]["other-task"] = {"category": "cv", "description": "d", "outputs": ["text"], "contrast": "c",
+                                   "args": [{"name": "image", "kind": "image", "required": True, "description": "x"}]}
+    return data
+
+
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"siblings": ["no-such-task"], "contrast": "c"}, "siblings names 'no-such-task'"),
+    ({"siblings": ["my-task"], "contrast": "c"}, "siblings names 'my-task'"),
+    ({"siblings": ["other-task"]}, "each need a contrast"),
+    ({"settled_by": ["tgt_lang"]}, "settled_by names"),
+])
+def test_siblings_and_settings_name_what_the_table_has(fields, message):
+    with pytest.raises(TaskTableError, match=message):
+        parse_table(_with_task(**fields))
+    assert parse_table(_with_task(siblings=["other-task"], contrast="c"))[0]["my-task"].siblings == ["other-task"]
+
+
 def test_duplicate_argument_is_rejected():
     data = _table()
     args = data["tasks"]["my-task"]["args"]

@@ -14,7 +14,11 @@ A task that has a twin (``twins``: the one other task of the table taking the sa
 making the same kinds of output, as text-to-speech and text-to-audio do: a text in, audio out; both offered) is asked about
 against its twin in the same way, narrow or not (``check_twins``): the decoder's margin is no sign there, since the
 two names share no letters past their first word (the model wrote "dub it" as text-to-audio by a wide margin).
-The pairs come from the table's kinds, not from any list of names.
+The pairs come from the table's kinds, not from any list of names. A task with ``siblings`` in the task table
+(object detection and keypoint detection: visual question answering) is asked about against each the same way, with
+the ``contrast`` of both; a sibling reads more than the task (a question), and the step's own words, in the
+request's language, are that question when the model picks the sibling ("tell me what age and mood the person
+seems to have", written as object detection).
 
 A runner-up that leads to more than two names (``"text-"``, where the model chose ``"text-to-speech"``) is the
 start of a family rather than a choice between tasks, and is not asked about: asked to choose among eight
@@ -116,8 +120,11 @@ def swappable(args: Any, chosen: TaskSpec, other: TaskSpec) -> bool:
 def choice_messages(request: str, step: str, options: Sequence[str],
                     known: Mapping[str, TaskSpec]) -> list[tuple[str, str]]:
     """The question for one narrow choice: the request, the step, and the lettered candidate tasks with their
-    descriptions; twins (every option with a ``contrast`` in the task table) with what sets each apart."""
-    contrast = all(known[name].contrast for name in options)
+    descriptions; twins or siblings (``partners``, each with a ``contrast`` in the task table) with what sets each
+    apart."""
+    related = partners(known)
+    contrast = all(known[name].contrast for name in options) and all(
+        other in related.get(options[0], ()) or options[0] in related.get(other, ()) for other in options[1:])
     lines = "\n".join(f"{letter}) {name}: {known[name].contrast if contrast else known[name].description}"
                       for letter, name in zip(LETTERS, options))
     system, _, human = render_prompt("planning_choice", request=request, step=step, options=lines).partition("\n---\n")
@@ -232,12 +239,36 @@ def twins(known: Mapping[str, TaskSpec]) -> dict[str, str]:
             if pair[0] in known and pair[1] in known}
 
 
+def partners(known: Mapping[str, TaskSpec]) -> dict[str, list[str]]:
+    """Each task of ``known`` mapped to the tasks a step written as it is asked about against: its twin (``twins``)
+    and its offered siblings (``siblings`` in the task table: object detection's is visual question answering)."""
+    found = {name: [twin] for name, twin in twins(known).items()}
+    for name, spec in known.items():
+        for other in spec.siblings:
+            if other in known and other not in found.get(name, []):
+                found.setdefault(name, []).append(other)
+    return found
+
+
+def _fills(args: Any, chosen: TaskSpec, other: TaskSpec, step: str) -> bool:
+    """Whether ``other`` runs on ``args`` (written for ``chosen``) once the step's own words fill each required
+    text argument it lacks (a sibling's question): ``swappable`` with those filled."""
+    if not isinstance(args, Mapping):
+        return False
+    missing = [arg for arg in other.required_args if arg.name not in args]
+    if missing and (not step or any(arg.value_kind != "text" for arg in missing)):
+        return False
+    return swappable({**args, **{arg.name: step for arg in missing}}, chosen, other)
+
+
 async def check_twins(scorer: Scorer, request: str, data: Any, known: Mapping[str, TaskSpec],
                       skip: Collection[int] = ()) -> tuple[Any, list[Repair], int]:
-    """``data`` with each task that has a twin (``twins``) renamed to its twin when the model, asked about the step
-    alone with both tasks lettered in both orders (``picked``), settles on the twin; tasks at the positions in
-    ``skip`` (already asked about) are left. The repairs saying so, and how many steps were asked about."""
-    pairs = twins(known)
+    """``data`` with each task that has a twin or a sibling (``partners``) renamed to it when the model, asked about
+    the step alone with both tasks lettered in both orders (``picked``, each shown with its ``contrast``), settles
+    on the other; a required text the other reads and the step lacks (a sibling's question) is the step's own
+    words. Tasks at the positions in ``skip`` (already asked about) are left. The repairs saying so, and how many
+    steps were asked about."""
+    pairs = partners(known)
     tasks = answer_tasks(data)
     if tasks is None or not pairs:
         return data, [], 0
@@ -246,13 +277,22 @@ async def check_twins(scorer: Scorer, request: str, data: Any, known: Mapping[st
     asked = 0
     for index, task in enumerate(tasks):
         chosen = task.get("task") if isinstance(task, Mapping) else None
-        twin = pairs.get(chosen) if isinstance(chosen, str) else None
-        if twin is None or index in skip or not swappable(task.get("args") or {}, known[chosen], known[twin]):  # type: ignore[index]
+        if not isinstance(chosen, str) or index in skip:
             continue
+        step = str(task.get("step") or "").strip()
+        others = [o for o in pairs.get(chosen, ()) if _fills(task.get("args") or {}, known[chosen], known[o], step)]
+        if not others:
+            continue
+        other = others[0]
         asked += 1
-        pick = await _renamed(scorer, request, task, [chosen, twin], known)  # type: ignore[list-item]
-        if pick is not None:
-            repairs.append({"task_id": task.get("id"), "pass": "choice", "reason": (
-                f"{chosen} and {pick} take the same inputs and make the same kind of output; asked about this "
-                f"step alone, in both orders, the planner picks {pick}")})
+        pick = await _renamed(scorer, request, task, [chosen, other], known)
+        if pick is None:
+            continue
+        lacking = [arg.name for arg in known[pick].required_args if arg.name not in task["args"]]
+        task["args"] = {**task["args"], **{name: step for name in lacking}}
+        kind = ("take the same inputs and make the same kind of output" if other == twins(known).get(chosen)
+                else "are siblings")
+        repairs.append({"task_id": task.get("id"), "pass": "choice", "reason": (
+            f"{chosen} and {pick} {kind}; asked about this step alone, in both orders, the planner picks {pick}"
+            + (f" ({', '.join(lacking)}: the step's own words)" if lacking else ""))})
     return _with_tasks(data, tasks, repairs), repairs, asked

@@ -54,7 +54,8 @@ from langchain_core.runnables.config import ensure_config
 
 from hugginggpt import config as settings
 from hugginggpt.agent.llm_call import acall_llm
-from hugginggpt.agent.plan.choices import check_choices, check_twins, narrow_choices, twins
+from hugginggpt.agent.plan.choices import (answer_tasks, check_choices, check_twins, narrow_choices, partners,
+                                          swappable)
 from hugginggpt.agent.plan.check import problems, repeated_steps, unread_files
 from hugginggpt.agent.plan.context import PlanContext, given_files, input_kinds, request_inputs
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
@@ -287,8 +288,9 @@ class _Attempt:
 
     async def _checked(self, raw_text: str, data: Any, message: Any) -> tuple[Any, list[Repair]]:
         """``data`` with the task names the model chose narrowly (when the answer lists such choices), and the
-        tasks that have a twin, asked about alone (``choices.py``), when the controller scores replies; the
-        repairs that made. A step whose narrow choice was already between it and its twin is not asked twice."""
+        tasks that have a twin or a sibling, asked about alone (``choices.py``), when the controller scores replies;
+        the repairs that made. A step whose narrow choice was already asked about between it and its twin or
+        sibling is not asked twice."""
         close = (getattr(message, "response_metadata", None) or {}).get("close_calls")
         scorer = getattr(self.planner.llm, "answer_scores", None)
         if scorer is None or not settings.switch("choice_check"):
@@ -296,8 +298,10 @@ class _Attempt:
         repairs: list[Repair] = []
         skip: set[int] = set()
         if close:
-            pairs = twins(self.tasks)
-            skip = {c.index for c in narrow_choices(raw_text, close, data, self.tasks) if pairs.get(c.chosen) in c.others}
+            pairs, steps = partners(self.tasks), answer_tasks(data) or []
+            skip = {c.index for c in narrow_choices(raw_text, close, data, self.tasks)
+                    if any(swappable(steps[c.index].get("args") or {}, self.tasks[c.chosen], self.tasks[other])
+                           for other in set(pairs.get(c.chosen, ())) & set(c.others))}
             data, repairs, asked = await check_choices(scorer, self.words, raw_text, data, close, self.tasks,
                                                        self.plan_context.lists)
             self.choices_asked += asked

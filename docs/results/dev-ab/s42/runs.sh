@@ -20,3 +20,17 @@ python $S41/merge.py test $R/base-test239.json.gz $S41/current-test233.json.gz $
 python $S41/merge.py test $R/current-test239.json.gz $S41/current-test233.json.gz $R/new-test4.json $R/new-newtest.json
 python $S41/paired.py $R/base-dev239.json.gz $R/current-dev239.json.gz
 python $S41/paired.py $R/base-test239.json.gz $R/current-test239.json.gz
+# the sibling question (a detection or keypoint step asked about against VQA): probe on recorded dev plans, then
+# every request with such a step (or VQA) in any recorded answer planned again (ids: those rows of current-*239)
+python docs/results/dev-ab/s42/vqac.py docs/results/dev-ab/s42/current-dev239.json.gz docs/results/dev-ab/s36/live-base-tb-dev90.json.gz > $R/vqac-dev.log
+python benchmarks/planning_quality.py --set real --split dev --data $D --ids r010,r014,r064,r067,r088,r161,r176,r188,r212,r226,r264,r294,r347,r368,r393,r468,r469 --out $R/sib-dev.json
+python benchmarks/planning_quality.py --set real --split test --data $D --ids $(cat $R/sib-test239-ids) --out $R/sib-test.json
+for l in en zh es; do
+  req=$([ $l = en ] || echo "--requests benchmarks/data/taskbench-$l.jsonl")
+  python benchmarks/planning_quality.py --set taskbench --split test --per-type 1000 $req --ids $(cat $R/sib-tb-$l-ids) --out $R/sib-tb-$l.json
+  python docs/results/dev-ab/s42/tbpaired.py docs/results/planning-test-qwen2.5-coder-1.5b-live/current-taskbench-test-$l.json.gz $R/sib-tb-$l.json
+done
+python $S41/merge.py dev $R/final-dev239.json.gz $R/current-dev239.json.gz $R/sib-dev.json
+python $S41/merge.py test $R/final-test239.json.gz $R/current-test239.json.gz $R/sib-test.json
+python $S41/paired.py $R/base-dev239.json.gz $R/final-dev239.json.gz
+python $S41/paired.py $R/base-test239.json.gz $R/final-test239.json.gz
