@@ -3,26 +3,14 @@ gold's, ``harness.gold``) and edge F1 (TaskBench's links of ``result`` against t
 changed, won / lost, and the whole part's TaskBench scores (``planning_quality.taskbench_summary``) with the new
 rows in place.
 
-    python docs/results/dev-ab/s42/tbpaired.py BASE_FULL.json.gz NEW.json [REQUESTS.jsonl]
+    python docs/results/dev-ab/s42/tbpaired.py BASE_FULL.json.gz NEW.json
 Run from the repository root."""
-import collections, gzip, json, sys
-sys.path.insert(0, '.')
+import os, sys
+sys.path.insert(0, '.'); sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from _common import f1, rows
 from hugginggpt.eval.taskbench import load_taskbench
 from tests.shared import shared_path
 from benchmarks import planning_quality as pq
-
-
-def rows(path):
-    opened = gzip.open(path) if path.endswith('.gz') else open(path, encoding='utf-8')
-    return {str(r['id']): r for r in json.load(opened)['rows']}
-
-
-def f1(pred, gold):
-    p, g = collections.Counter(pred), collections.Counter(gold)
-    if not p and not g:
-        return 1.0, 0, 0, 0
-    hit = sum((p & g).values())
-    return (0.0 if not hit else 2 * hit / (sum(p.values()) + sum(g.values()))), hit, sum(p.values()), sum(g.values())
 
 
 ds = load_taskbench(shared_path('taskbench'))
@@ -35,9 +23,9 @@ for i in sorted(set(new) & set(base)):
     nt = [t['task'] for t in n['harness']['plan'] or []]
     gold = b['harness']['gold']
     links = [(l['source'], l['target']) for l in ds.get(i).links]
-    bn, nn = f1(bt, gold)[0], f1(nt, gold)[0]
-    be = f1([(l['source'], l['target']) for l in b['result']['task_links']], links)[0]
-    ne = f1([(l['source'], l['target']) for l in n['result']['task_links']], links)[0]
+    bn, nn = f1(bt, gold), f1(nt, gold)
+    be = f1([(l['source'], l['target']) for l in b['result']['task_links']], links)
+    ne = f1([(l['source'], l['target']) for l in n['result']['task_links']], links)
     if bt != nt or abs(be - ne) > 1e-9:
         changed += 1
         won += (nn > bn) or (nn == bn and ne > be)
