@@ -140,10 +140,10 @@ class TaskSpec(BaseModel):
     #: text-to-audio): what sets it apart from that twin, shown in place of the description when the planner
     #: asks which of the two a step is (``agent/plan/choices.py``).
     contrast: str = ""
-    #: Other tasks of the table whose steps a planner writes as this one, although they read more (a question
-    #: about the picture this task analyses): a step written as this task is asked about against each, with
-    #: the ``contrast`` of both, and the step's own words fill the text the sibling reads more
-    #: (``agent/plan/choices.py``).
+    #: Other tasks of the table whose steps a planner writes as this one (a rewrite written as a classification;
+    #: a question about the picture this task analyses, which the sibling reads as well): a step written as
+    #: this task is asked about against each, with the ``contrast`` of both, and the step's own words fill a
+    #: required text the sibling reads more (``agent/plan/choices.py``).
     siblings: list[str] = Field(default_factory=list)
     #: Arguments whose values, given again, leave the task's own output as it is: a text already in
     #: ``tgt_lang`` translates to itself. A step running the task on the whole output of a step of the same

@@ -165,10 +165,10 @@ async def test_the_planner_asks_about_a_narrow_choice_unless_told_not_to(monkeyp
 
 
 async def test_an_answer_without_close_calls_or_a_controller_without_scores_is_not_asked_about():
-    plain = json.dumps({"tasks": [{"step": "sort it", "task": "text-classification", "id": 0, "args": {"text": "Goal!"}}]})
-    llm = _Scoring(responses=[AIMessage(plain)], favour="zero-shot-classification")
-    result = await plan_with(llm, KNOWN, "Goal! sport or politics?")
-    assert [t.task for t in result.plan.tasks] == ["text-classification"] and llm.scored == 0  # no twin either
+    plain = json.dumps({"tasks": [{"step": "sum it up", "task": "summarization", "id": 0, "args": {"text": "Goal!"}}]})
+    llm = _Scoring(responses=[AIMessage(plain)], favour="text-classification")
+    result = await plan_with(llm, KNOWN, "Goal! sum it up")
+    assert [t.task for t in result.plan.tasks] == ["summarization"] and llm.scored == 0  # no twin or sibling either
     message = AIMessage(TEXT, response_metadata={"close_calls": [call_at("-audio", "-speech")]})
     result = await plan_with(ScriptedChatModel(responses=[message]), KNOWN, REQUEST)
     assert [t.task for t in result.plan.tasks] == ["text-to-audio"]
@@ -225,6 +225,7 @@ def test_siblings_are_asked_about_with_their_contrast_and_only_with_each_other()
     pairs = partners(KNOWN)
     assert pairs["object-detection"] == ["visual-question-answering"] == pairs["keypoint-detection"]
     assert "visual-question-answering" not in pairs and pairs["text-to-speech"] == ["text-to-audio"]
+    assert pairs["text-classification"] == ["text2text-generation"] and "text2text-generation" not in pairs
     assert "object-detection" not in partners({n: KNOWN[n] for n in ("object-detection", "image-classification")})
     asked = choice_messages("how old?", "tell me her age", ["object-detection", "visual-question-answering"], KNOWN)
     assert KNOWN["visual-question-answering"].contrast in asked[1][1] and KNOWN["object-detection"].contrast in asked[1][1]
@@ -249,3 +250,14 @@ async def test_a_step_written_as_a_detection_is_asked_about_against_visual_quest
     wordless = {"tasks": [{**answer["tasks"][1], "step": ""}]}
     data, repairs, asked = await check_twins(favouring("visual-question-answering"), "...", wordless, KNOWN)
     assert data is wordless and asked == 0
+
+
+async def test_a_rewrite_written_as_a_classification_is_asked_about_against_text2text_generation():
+    from hugginggpt.agent.plan.choices import check_twins
+
+    answer = {"tasks": [{"step": "reformuler la phrase de manière plus formelle", "task": "text-classification",
+                         "id": 0, "args": {"text": "salut, je peux pas demain", "top_k": 1}}]}
+    data, repairs, asked = await check_twins(favouring("text2text-generation"), "...", answer, KNOWN)
+    assert data["tasks"][0]["task"] == "text2text-generation" and data["tasks"][0]["args"] == {
+        "text": "salut, je peux pas demain"}
+    assert asked == 1 and "are siblings" in repairs[0]["reason"] and "step's own words" not in repairs[0]["reason"]

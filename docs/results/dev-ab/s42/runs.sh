@@ -34,3 +34,12 @@ python $S41/merge.py dev $R/final-dev239.json.gz $R/current-dev239.json.gz $R/si
 python $S41/merge.py test $R/final-test239.json.gz $R/current-test239.json.gz $R/sib-test.json
 python $S41/paired.py $R/base-dev239.json.gz $R/final-dev239.json.gz
 python $S41/paired.py $R/base-test239.json.gz $R/final-test239.json.gz
+# the text sibling (text-classification asked about against text2text-generation): probe on every recorded real dev
+# run, then every request with either task in any recorded answer planned again
+python docs/results/dev-ab/s42/t2tq.py > $R/t2tq-dev.log
+python benchmarks/planning_quality.py --set real --split dev --data $D --ids $(cat $R/t2t-dev239-ids) --out $R/t2t-dev.json
+python benchmarks/planning_quality.py --set real --split test --data $D --ids $(cat $R/t2t-test239-ids) --out $R/t2t-test.json
+python $S41/merge.py dev $R/final-dev239.json.gz $R/final-dev239.json.gz $R/t2t-dev.json
+python $S41/merge.py test $R/final-test239.json.gz $R/final-test239.json.gz $R/t2t-test.json
+python $S41/paired.py $R/base-dev239.json.gz $R/final-dev239.json.gz
+python $S41/paired.py $R/base-test239.json.gz $R/final-test239.json.gz
