@@ -89,7 +89,8 @@ async def test_a_renamed_task_keeps_only_the_arguments_its_new_task_takes():
     data, repairs, asked = await check_choices(favouring("text-classification"), "Goal! sport?", text, answer, [call],
                                                KNOWN)
     assert data["tasks"][0]["task"] == "text-classification" and data["tasks"][0]["args"] == {"text": "Goal!"}
-    assert asked == 1 and repairs[0]["pass"] == "choice" and repairs[0]["task_id"] == 0
+    assert asked == {0: ("zero-shot-classification", "text-classification")}
+    assert repairs[0]["pass"] == "choice" and repairs[0]["task_id"] == 0
     assert answer["tasks"][0]["task"] == "zero-shot-classification"  # the answer itself is left as it was
 
 
@@ -126,7 +127,8 @@ async def test_a_choice_asked_about_once_holds_for_the_same_step_on_the_other_li
                                                KNOWN, [("e1.jpg", "e2.png", "e3.jpg")])
     assert [t["task"] for t in data["tasks"]] == ["object-detection"] * 3
     assert [t["args"] for t in data["tasks"]] == [{"image": "e1.jpg"}, {"image": "e2.png"}, {"image": "e3.jpg"}]
-    assert asked == 1 and len(asked_log) == 2 and [r["task_id"] for r in repairs] == [0, 1, 2]
+    assert asked == {0: ("image-classification", "object-detection")}
+    assert len(asked_log) == 2 and [r["task_id"] for r in repairs] == [0, 1, 2]
     assert "on another file of the same list" in repairs[1]["reason"]
     # without the list (files the words do not write one after another) only the step asked about changes
     data, repairs, _ = await check_choices(favouring("object-detection"), LISTED, text, answer, [call], KNOWN)

@@ -77,10 +77,7 @@ def problems(plan: Plan, ctx: PlanContext) -> list[str]:
                          "makes its map)")
         marked = own_marks(task, by_id, ctx)
         if marked is not None:
-            found.append(f"task {task.id}: {task.task} " + (
-                f"reads the picture task {marked[1].id} ({task.task}) drew of its own input" if not info.settled_by
-                else f"reads the output of task {marked[1].id} ({task.task}) with the same "
-                     f"{', '.join(info.settled_by)}"))
+            found.append(f"task {task.id}: {task.task} {own_marks_read_as(marked[1], ctx)}")
         as_text = media_as_text(task, ctx)
         if as_text is not None:
             found.append(f"task {task.id}: {task.task} reads the file {as_text.file!r} as its {as_text.arg} ("
@@ -221,6 +218,15 @@ def own_marks(task: PlanTask, by_id: Mapping[int, PlanTask], ctx: PlanContext) -
                                    for name in spec.settled_by):
             return arg.name, source
     return None
+
+
+def own_marks_read_as(source: PlanTask, ctx: PlanContext) -> str:
+    """What a step found by ``own_marks`` reads, in words: the picture ``source`` drew of its own input, or its
+    output with the same ``settled_by`` values."""
+    settled = ctx.known[source.task].settled_by
+    if settled:
+        return f"reads the output of task {source.id} ({source.task}) with the same {', '.join(settled)}"
+    return f"reads the picture task {source.id} ({source.task}) drew of its own input"
 
 
 def _same_setting(mine: object, theirs: object) -> bool:

@@ -144,36 +144,34 @@ def picked(scorer: Scorer, request: str, step: str, options: Sequence[str], know
 
 async def check_choices(scorer: Scorer, request: str, text: str, data: Any,
                         close_calls: Sequence[Mapping[str, Any]], known: Mapping[str, TaskSpec],
-                        lists: Sequence[Sequence[str]] = ()) -> tuple[Any, list[Repair], int]:
+                        lists: Sequence[Sequence[str]] = ()) -> tuple[Any, list[Repair], dict[int, tuple[str, ...]]]:
     """``data`` with each narrow choice of ``text`` that the model, asked alone, settles on another task
     renamed to it, and with it each step that does the same on another file of a list the user writes
-    (``lists``: ``PlanContext.lists``; ``alike_steps``); the repairs saying so, and how many choices were asked
-    about."""
+    (``lists``: ``PlanContext.lists``; ``alike_steps``); the repairs saying so, and the steps asked about (their
+    positions in the answer, each with the tasks it was asked about, the name written first)."""
     choices = narrow_choices(text, close_calls, data, known)
     tasks = answer_tasks(data)
     if not choices or tasks is None:
-        return data, [], 0
+        return data, [], {}
     tasks = [dict(t) if isinstance(t, Mapping) else t for t in tasks]
     narrow = {choice.index for choice in choices}
     repairs: list[Repair] = []
-    asked = 0
+    asked: dict[int, tuple[str, ...]] = {}
     for choice in choices:
         task = tasks[choice.index]
         others = [o for o in choice.others if swappable(task.get("args") or {}, known[choice.chosen], known[o])]
         if not others:
             continue
         alike = [i for i in alike_steps(tasks, choice.index, lists) if i not in narrow]
-        asked += 1
-        pick = await _renamed(scorer, request, task, [choice.chosen, *others], known)
+        asked[choice.index] = (choice.chosen, *others)
+        pick = await _renamed(scorer, request, task, asked[choice.index], known)
         if pick is None:
             continue
         repairs.append({"task_id": task.get("id"), "pass": "choice", "reason": (
             f"the planner chose {choice.chosen} over {pick} by a narrow margin; asked about this step alone, "
             f"in both orders, it picks {pick}")})
         for index in alike:
-            tasks[index]["task"] = pick
-            tasks[index]["args"] = {k: v for k, v in (tasks[index].get("args") or {}).items()
-                                    if known[pick].find_arg(k) is not None}
+            _rename(tasks[index], pick, known)
             repairs.append({"task_id": tasks[index].get("id"), "pass": "choice", "reason": (
                 f"does what task {task.get('id')} does on another file of the same list: {pick}, as that step")})
     return _with_tasks(data, tasks, repairs), repairs, asked
@@ -208,15 +206,22 @@ def alike_steps(tasks: Sequence[Any], index: int, lists: Sequence[Sequence[str]]
 async def _renamed(scorer: Scorer, request: str, task: dict[str, Any], options: Sequence[str],
                    known: Mapping[str, TaskSpec]) -> str | None:
     """Ask about ``task`` (an answer's task, its name first in ``options``) alone (``picked``); when the model
-    picks another option, rename ``task`` to it in place, keeping only the arguments that task takes, and
-    return the new name; else None."""
+    picks another option, rename ``task`` to it in place (``_rename``) and return the new name; else None."""
     step = str(task.get("step") or "").strip() or options[0]
     pick = await asyncio.to_thread(picked, scorer, request, step, list(options), known)
     if pick == options[0]:
         return None
-    task["task"] = pick
-    task["args"] = {k: v for k, v in (task.get("args") or {}).items() if known[pick].find_arg(k) is not None}
+    _rename(task, pick, known)
     return pick
+
+
+def _rename(task: dict[str, Any], name: str, known: Mapping[str, TaskSpec]) -> None:
+    """``task`` (an answer's task) renamed to ``name`` in place: the arguments that task takes are kept, and each
+    required one it lacks (a sibling's question, ``_fills``) is the step's own words."""
+    task["task"] = name
+    args = {k: v for k, v in (task.get("args") or {}).items() if known[name].find_arg(k) is not None}
+    step = str(task.get("step") or "").strip()
+    task["args"] = {**args, **{arg.name: step for arg in known[name].required_args if arg.name not in args}}
 
 
 def _with_tasks(data: Any, tasks: list[Any], repairs: list[Repair]) -> Any:
@@ -239,10 +244,11 @@ def twins(known: Mapping[str, TaskSpec]) -> dict[str, str]:
             if pair[0] in known and pair[1] in known}
 
 
-def partners(known: Mapping[str, TaskSpec]) -> dict[str, list[str]]:
-    """Each task of ``known`` mapped to the tasks a step written as it is asked about against: its twin (``twins``)
-    and its offered siblings (``siblings`` in the task table: object detection's is visual question answering)."""
-    found = {name: [twin] for name, twin in twins(known).items()}
+def partners(known: Mapping[str, TaskSpec], twin_of: Mapping[str, str] | None = None) -> dict[str, list[str]]:
+    """Each task of ``known`` mapped to the tasks a step written as it is asked about against: its twin (``twins``,
+    or ``twin_of`` when the caller has them) and its offered siblings (``siblings`` in the task table: object
+    detection's is visual question answering)."""
+    found = {name: [twin] for name, twin in (twins(known) if twin_of is None else twin_of).items()}
     for name, spec in known.items():
         for other in spec.siblings:
             if other in known and other not in found.get(name, []):
@@ -268,7 +274,8 @@ async def check_twins(scorer: Scorer, request: str, data: Any, known: Mapping[st
     on the other; a required text the other reads and the step lacks (a sibling's question) is the step's own
     words. Tasks at the positions in ``skip`` (already asked about) are left. The repairs saying so, and how many
     steps were asked about."""
-    pairs = partners(known)
+    twin_of = twins(known)
+    pairs = partners(known, twin_of)
     tasks = answer_tasks(data)
     if tasks is None or not pairs:
         return data, [], 0
@@ -283,14 +290,12 @@ async def check_twins(scorer: Scorer, request: str, data: Any, known: Mapping[st
         others = [o for o in pairs.get(chosen, ()) if _fills(task.get("args") or {}, known[chosen], known[o], step)]
         if not others:
             continue
-        other = others[0]
         asked += 1
-        pick = await _renamed(scorer, request, task, [chosen, other], known)
+        lacking = [arg.name for arg in known[others[0]].required_args if arg.name not in (task.get("args") or {})]
+        pick = await _renamed(scorer, request, task, [chosen, others[0]], known)
         if pick is None:
             continue
-        lacking = [arg.name for arg in known[pick].required_args if arg.name not in task["args"]]
-        task["args"] = {**task["args"], **{name: step for name in lacking}}
-        kind = ("take the same inputs and make the same kind of output" if other == twins(known).get(chosen)
+        kind = ("take the same inputs and make the same kind of output" if pick == twin_of.get(chosen)
                 else "are siblings")
         repairs.append({"task_id": task.get("id"), "pass": "choice", "reason": (
             f"{chosen} and {pick} {kind}; asked about this step alone, in both orders, the planner picks {pick}"

@@ -54,8 +54,7 @@ from langchain_core.runnables.config import ensure_config
 
 from hugginggpt import config as settings
 from hugginggpt.agent.llm_call import acall_llm
-from hugginggpt.agent.plan.choices import (answer_tasks, check_choices, check_twins, narrow_choices, partners,
-                                          swappable)
+from hugginggpt.agent.plan.choices import check_choices, check_twins, partners
 from hugginggpt.agent.plan.check import problems, repeated_steps, unread_files
 from hugginggpt.agent.plan.context import PlanContext, given_files, input_kinds, request_inputs
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
@@ -298,13 +297,11 @@ class _Attempt:
         repairs: list[Repair] = []
         skip: set[int] = set()
         if close:
-            pairs, steps = partners(self.tasks), answer_tasks(data) or []
-            skip = {c.index for c in narrow_choices(raw_text, close, data, self.tasks)
-                    if any(swappable(steps[c.index].get("args") or {}, self.tasks[c.chosen], self.tasks[other])
-                           for other in set(pairs.get(c.chosen, ())) & set(c.others))}
             data, repairs, asked = await check_choices(scorer, self.words, raw_text, data, close, self.tasks,
                                                        self.plan_context.lists)
-            self.choices_asked += asked
+            self.choices_asked += len(asked)
+            pairs = partners(self.tasks)
+            skip = {index for index, (chosen, *others) in asked.items() if set(pairs.get(chosen, ())) & set(others)}
         data, more, asked = await check_twins(scorer, self.words, data, self.tasks, skip)
         self.twins_asked += asked
         return data, [*repairs, *more]

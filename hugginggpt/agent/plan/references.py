@@ -16,7 +16,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from hugginggpt.agent.plan.check import (article, is_placeholder, map_misread, media_as_text, own_marks,
-                                         photo_drawing, readable_media, table_shown_as, unreadable_table)
+                                         own_marks_read_as, photo_drawing, readable_media, table_shown_as,
+                                         unreadable_table)
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import (CANONICAL_REF, Plan, PlanTask, Repair, done_on_file, media_read,
                                          replace_refs, whole_ref)
@@ -283,12 +284,10 @@ def own_marks_read(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
                 "nearest earlier result no task read")})
             continue
         moved[task.id] = moved.get(source.id, source.id)
-        what = (f"reads the picture task {source.id} ({source.task}) drew of its own input: {task.task} of its own "
-                "marks finds nothing new" if not settled else
-                f"reads the output of task {source.id} ({source.task}) with the same {', '.join(settled)}: it would "
-                "give that output back")
-        repairs.append(rejected(task, f"task {task.id} ({task.task}): argument {name!r} {what}; each step does its "
-                                      "own part of the request"))
+        why = "it would give that output back" if settled else f"{task.task} of its own marks finds nothing new"
+        read = own_marks_read_as(source, ctx)
+        repairs.append(rejected(task, f"task {task.id} ({task.task}): argument {name!r} {read}: {why}; each step does "
+                                      "its own part of the request"))
     plan = plan.model_copy(update={"tasks": tasks}) if tasks != list(plan.tasks) else plan
     if not moved:
         return plan, repairs
