@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from hugginggpt.agent.plan import validate_plan
@@ -232,6 +232,16 @@ def runnable_plans(draw):
         if any(s["task"] == info.name and s["args"] == args for s in plan):
             continue  # the same analysis twice is no correct plan (the repeats pass takes it out)
         plan.append({"task": info.name, "id": len(plan), "args": args})
+    # a condition map nothing reads beside an edit of another photo, with no drawing along a map, is no correct
+    # plan: a map alone is the result, and a pair's drawing reads its map (preference.edits_beside_unread_maps)
+    read_ids = set().union(*(refs_in(s["args"]) for s in plan))
+    specs = [ALL_TASKS[s["task"]] for s in plan]
+    photos = [next((v for a in spec.args if a.kind == "image" and not refs_in(v := s["args"].get(a.name, ""))), None)
+              for s, spec in zip(plan, specs)]
+    unread_maps = {p for s, spec, p in zip(plan, specs, photos) if spec.drawn_by and p and s["id"] not in read_ids}
+    edited = {p for spec, p in zip(specs, photos) if p and spec.outputs == ["image"] and not spec.draws_on_map
+              and any(a.kind == "text" for a in spec.args)}
+    assume(not (unread_maps and edited - unread_maps and not any(spec.draws_on_map for spec in specs)))
     template = draw(st.sampled_from(_REQUESTS))
     # the request gives the files its plan reads (a file the user gives and no task reads is a planning
     # error: the planner re-asks, and the listed-files pass repeats a reader for each file of a list)

@@ -285,6 +285,43 @@ def test_a_drawing_on_a_photo_the_user_gives_draws_along_that_photos_map():
         ("image-segmentation", "attic.jpg"), ("seg-text-to-image", "<resource>-2")]
 
 
+@pytest.mark.parametrize("request_text", [
+    "take the pose from dancer.jpg and the content of park.jpg and make a new picture",
+    "用 dancer.jpg 的姿势和 park.jpg 的内容生成一张新图片",
+    "usa la pose de dancer.jpg y el contenido de park.jpg para crear una imagen nueva",
+])
+def test_an_edit_of_another_photo_beside_a_map_nothing_reads_is_the_drawing_along_that_map(request_text):
+    raw = [step("openpose-control", 0, image="dancer.jpg"),
+           step("image-text-to-image", 1, image="park.jpg", prompt="add the content of park.jpg to the pose")]
+    plan, repairs = validate_plan(raw, TASKS, request_text)
+    assert plan.as_list() == [
+        {"task": "openpose-control", "id": 0, "dep": [], "args": {"image": "dancer.jpg"}},
+        {"task": "image-to-text", "id": 1, "dep": [], "args": {"image": "park.jpg"}},
+        {"task": "openpose-text-to-image", "id": 2, "dep": [0, 1], "args": {"image": "<resource>-0", "text": "<resource>-1"}}]
+    assert [r["pass"] for r in repairs] == ["half-pairs"] and "which no task reads" in repairs[0]["reason"]
+    # what the edit makes is still read by the tasks after it
+    animated = [*raw, step("image-to-video", 2, image="<resource>-1")]
+    plan, _ = validate_plan(animated, TASKS, request_text)
+    assert [(t.task, t.args.get("image")) for t in plan.tasks][2:] == [
+        ("openpose-text-to-image", "<resource>-0"), ("image-to-video", "<resource>-2")]
+
+
+def test_maps_alone_and_edits_of_the_maps_own_photo_or_beside_a_drawing_stay():
+    cases = [
+        ([step("canny-control", 0, image="a.jpg")], "canny edges of a.jpg"),
+        # the edges of a.jpg, and a.jpg itself in the snow: both asked for
+        ([step("canny-control", 0, image="a.jpg"), step("image-text-to-image", 1, image="a.jpg", prompt="in the snow")],
+         "give me the edges of a.jpg, and a.jpg in the snow"),
+        # a map that a drawing reads, and an edit of another photo
+        ([step("canny-control", 0, image="a.jpg"), step("canny-text-to-image", 1, image="<resource>-0", text="a fox"),
+          step("image-text-to-image", 2, image="b.jpg", prompt="make it stormy")],
+         "draw a fox along the edges of a.jpg and make b.jpg stormy"),
+    ]
+    for raw, request_text in cases:
+        plan, repairs = validate_plan(raw, TASKS, request_text)
+        assert [t.task for t in plan.tasks] == [s["task"] for s in raw] and repairs == []
+
+
 def test_a_media_file_given_as_a_text_runs_the_task_that_does_that_job_on_the_file():
     raw = [step("depth-estimation", 0, image="shelf.jpg"), step("feature-extraction", 1, text="shelf.jpg"),
            step("zero-shot-classification", 2, text="leaf.png", candidate_labels=["rust", "mildew"])]

@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, whole_ref, work_key
 from hugginggpt.tools.resources.mentions import (last_part, looks_like_path, media_kind_of, request_files,
-                                                 table_files)
+                                                 same_file, table_files)
 from hugginggpt.tools.table import MEDIA_KINDS, ArgSpec, TaskSpec
 
 #: Longer values are never a placeholder (bounded work).
@@ -156,19 +156,64 @@ def repeated_steps(plan: Plan) -> list[tuple[PlanTask, PlanTask]]:
     return pairs
 
 
+def text_guided_image(spec: TaskSpec | None) -> bool:
+    """Whether ``spec`` is a text-guided image task that is no drawing along a map: it takes a picture and a
+    text and makes only a picture (image-text-to-image, image-to-image: an edit, a restyling)."""
+    return (spec is not None and spec.outputs == ["image"] and not spec.draws_on_map
+            and any(a.kind == "text" for a in spec.args) and any(a.kind == "image" for a in spec.args))
+
+
 def map_misread(task: PlanTask, by_id: dict[int, PlanTask], ctx: PlanContext) -> str | None:
-    """The drawing task ``task`` should be, when it is a text-guided image task (no drawing task itself)
-    whose image is a condition map (``drawings_on_maps``); None otherwise."""
+    """The drawing task ``task`` should be, when it is a text-guided image task (``text_guided_image``; a
+    drawing along another map stays) whose image is a condition map (``drawings_on_maps``); None otherwise."""
     spec = ctx.known.get(task.task)
-    if spec is None or spec.outputs != ["image"] or spec.draws_on_map:  # a drawing along another map stays
-        return None
-    if not any(a.kind == "text" for a in spec.args):
+    if spec is None or not text_guided_image(spec):
         return None
     for arg in spec.args:
         source = by_id.get(whole_ref(task.args.get(arg.name))) if arg.kind == "image" else None
         if source is not None and source.task in ctx.known and ctx.known[source.task].drawn_by:
             return ctx.known[source.task].drawn_by
     return None
+
+
+class HalfPair(NamedTuple):
+    """A condition map of a photo the user gives that no task reads (``map_task``), beside the plan's one edit
+    of another photo the user gives (``edit``, reading ``photo``): the two halves ``half_pair`` finds.
+    ``drawing``: the map's drawing task (``drawn_by``)."""
+
+    map_task: PlanTask
+    edit: PlanTask
+    photo: str
+    drawing: str
+
+
+def half_pair(plan: Plan, ctx: PlanContext) -> HalfPair | None:
+    """The condition map and the edit of a plan that begins a pair and ends it with an edit of another photo:
+    exactly one task making a condition map (``drawn_by``: openpose-control) of a photo the user gives, which no
+    task reads, followed by exactly one text-guided image task (``text_guided_image``), editing another photo the
+    user gives, with no drawing along any map in the plan. An unread map is a result when it is all the plan
+    makes; beside an edit of another photo, it is the map a drawing was to follow, and that photo what to draw
+    ("the pose of dancer.jpg, the content of park.jpg": the model wrote openpose-control of dancer.jpg, then
+    image-text-to-image of park.jpg). An edit of the map's own photo is left: "the edges of a.jpg, and a.jpg in
+    the snow" asks for both. None otherwise (``preference.edits_beside_unread_maps``)."""
+    if ctx.request is None or any(ctx.known[t.task].draws_on_map for t in plan.tasks if t.task in ctx.known):
+        return None
+    read = set().union(*(t.references() for t in plan.tasks))
+
+    def photo(task: PlanTask) -> str | None:
+        spec = ctx.known.get(task.task)
+        value = next((task.args.get(a.name) for a in spec.args if a.kind == "image"), None) if spec else None
+        return value if isinstance(value, str) and whole_ref(value) is None and ctx.gives(value) else None
+
+    maps = [t for t in plan.tasks if t.task in ctx.known and ctx.known[t.task].drawn_by and t.id not in read
+            and photo(t) is not None]
+    edits = [t for t in plan.tasks if text_guided_image(ctx.known.get(t.task)) and photo(t) is not None]
+    if len(maps) != 1 or len(edits) != 1 or plan.tasks.index(maps[0]) > plan.tasks.index(edits[0]):
+        return None
+    edited = str(photo(edits[0]))
+    if same_file(str(photo(maps[0])), edited):
+        return None
+    return HalfPair(maps[0], edits[0], edited, str(ctx.known[maps[0].task].drawn_by))
 
 
 def photo_drawing(task: PlanTask, by_id: dict[int, PlanTask], ctx: PlanContext) -> tuple[str, str, str] | None:

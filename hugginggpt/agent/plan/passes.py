@@ -25,7 +25,7 @@ from typing import Any, Literal
 from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
 from hugginggpt.agent.plan.parse import read_plan
-from hugginggpt.agent.plan.preference import (each_listed_file, given_files_named_in_texts,
+from hugginggpt.agent.plan.preference import (each_listed_file, edits_beside_unread_maps, given_files_named_in_texts,
                                               without_analyses_of_the_message, without_earlier_asks,
                                               without_repeated_analyses)
 from hugginggpt.agent.plan.references import (drawings_on_maps, drawings_on_photos, kind_true_references,
@@ -59,6 +59,7 @@ PASSES: tuple[PlanPass, ...] = (
     PlanPass("kinds", "validity", kind_true_references),
     PlanPass("own-marks", "validity", own_marks_read),
     PlanPass("maps", "validity", drawings_on_maps),
+    PlanPass("half-pairs", "preference", edits_beside_unread_maps),
     PlanPass("photo-maps", "validity", drawings_on_photos),
     PlanPass("listed-files", "preference", each_listed_file),
     PlanPass("graph", "validity", runnable_graph),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from hugginggpt.agent.plan.check import media_sibling, text_reader
+from hugginggpt.agent.plan.check import half_pair, media_sibling, text_reader
 from hugginggpt.agent.plan.context import PlanContext, answer_text, given_files
 from hugginggpt.agent.plan.model import (CANONICAL_REF, Plan, PlanTask, Repair, done_on_file, refs_in,
                                          replace_refs, whole_ref, work_key)
@@ -313,3 +313,30 @@ def given_files_named_in_texts(plan: Plan, ctx: PlanContext) -> tuple[Plan, list
                                  f"user gives and no task reads: it draws what the file shows, {how}")
 
     return completed(plan, complete)
+
+
+def edits_beside_unread_maps(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
+    """The edit of another photo beside a condition map nobody reads (``check.half_pair``) becomes the drawing
+    along that map (its ``drawn_by``), the pair's second half, with that photo's content as what to draw: its
+    text reads the photo's caption (``text_reader``), as a drawing given a picture as its text reads it ("the
+    pose of dancer.jpg, the content of park.jpg"). Left as it is when no task gives a picture's text. No correct
+    plan makes a map that nothing reads beside an edit of another photo: a map alone is the result; a pair's
+    drawing reads its map."""
+    found = half_pair(plan, ctx)
+    reader = text_reader("image", ctx)
+    if found is None or reader is None:
+        return plan, []
+    target = ctx.known[found.drawing]
+    into_image = next((a.name for a in target.args if a.kind == "image"), None)
+    into_text = next((a.name for a in target.args if a.kind == "text"), None)
+    if into_image is None or into_text is None:
+        return plan, []
+    tasks = list(plan.tasks)
+    position = tasks.index(found.edit)
+    args = {into_image: f"<resource>-{found.map_task.id}", into_text: found.photo}
+    tasks[position] = found.edit.model_copy(update={"task": found.drawing, "args": args})
+    tasks, position, made = reading_made(tasks, position, into_text, reader, found.photo, ctx)
+    reason = (f"{found.edit.task} of {found.photo!r} beside task {found.map_task.id}'s {found.map_task.task} map, "
+              f"which no task reads: drawn along that map by {found.drawing}, {found.photo!r} (its caption) what "
+              f"to draw: {made}")
+    return plan.model_copy(update={"tasks": tasks}), [{"task_id": tasks[position].id, "reason": reason}]
