@@ -242,6 +242,13 @@ def runnable_plans(draw):
     edited = {p for spec, p in zip(specs, photos) if p and spec.outputs == ["image"] and not spec.draws_on_map
               and any(a.kind == "text" for a in spec.args)}
     assume(not (unread_maps and edited - unread_maps and not any(spec.draws_on_map for spec in specs)))
+    # the request writes its files as a list: the same task on two of them, one of the two read further and
+    # the other not, is no correct plan; what is done to one item of a list is done to each
+    # (preference.each_listed_file)
+    readers = {s["id"]: [o for o in plan if s["id"] in refs_in(o["args"])] for s in plan}
+    for name in {s["task"] for s in plan}:
+        alike = [s for s, p in zip(plan, photos) if s["task"] == name and p]
+        assume(not (len(alike) > 1 and 0 < sum(bool(readers[s["id"]]) for s in alike) < len(alike)))
     template = draw(st.sampled_from(_REQUESTS))
     # the request gives the files its plan reads (a file the user gives and no task reads is a planning
     # error: the planner re-asks, and the listed-files pass repeats a reader for each file of a list)

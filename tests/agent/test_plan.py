@@ -247,6 +247,32 @@ def test_a_chain_written_for_one_file_of_a_list_is_repeated_for_each_other(reque
     assert not any(r["reason"].startswith("rejected") for r in repairs)
 
 
+@pytest.mark.parametrize("request_text", [
+    "caption both of these and translate the captions into German: beach1.jpg, beach2.jpg",
+    "beach1.jpg と beach2.jpg にそれぞれキャプションを付けて、ドイツ語に翻訳して",
+    "ponle un pie de foto a beach1.jpg y beach2.jpg y traduce los pies de foto al alemán",
+])
+def test_a_chain_continued_from_one_of_alike_steps_on_a_list_is_repeated_for_the_others(request_text):
+    from hugginggpt.tools.table import task_table
+
+    known = dict(task_table())
+    raw = [{"task": "image-to-text", "id": 0, "args": {"image": "beach1.jpg"}},
+           {"task": "image-to-text", "id": 1, "args": {"image": "beach2.jpg"}},
+           {"task": "translation", "id": 2, "args": {"text": "<resource>-0", "tgt_lang": "de"}}]
+    plan, repairs = validate_plan(raw, known, request_text)
+    assert [(t.task, t.args.get("image") or t.args["text"]) for t in plan.tasks] == [
+        ("image-to-text", "beach1.jpg"), ("image-to-text", "beach2.jpg"),
+        ("translation", "<resource>-0"), ("translation", "<resource>-1")]
+    assert plan.tasks[3].args["tgt_lang"] == "de"
+    assert [r["pass"] for r in repairs if r["pass"] != "dep"] == ["listed-files"]
+    # each continued, or a chain reading both (a comparison of the two captions), stays
+    each = [*raw, {"task": "translation", "id": 3, "args": {"text": "<resource>-1", "tgt_lang": "de"}}]
+    assert validate_plan(each, known, request_text)[1] == []
+    compared = [*raw[:2], {"task": "sentence-similarity", "id": 2,
+                           "args": {"source_sentence": "<resource>-0", "sentences": ["<resource>-1"]}}]
+    assert validate_plan(compared, known, request_text)[1] == []
+
+
 def test_files_in_different_roles_or_all_read_are_left_as_planned():
     from hugginggpt.tools.table import task_table
 

@@ -197,9 +197,12 @@ def each_listed_file(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
     inputs; files attached to the request are not read as a list. When one task reads one file of such
     a list and no task reads the others, that task and the tasks reading it (directly or not) are
     repeated for each unread file, in the list's order, the copies reading the copies: "denoise
-    take1.wav, take2.wav and transcribe them" gets two chains. Nothing changes when the plan reads two
-    files of the list, when a repeated task would also read a task outside the chain, or when the
-    copies would pass the plan's task limit."""
+    take1.wav, take2.wav and transcribe them" gets two chains. Likewise when each file of the list is read
+    by one task, the same task for each, and only one of those has tasks reading it: the tasks reading it
+    are repeated for each of the others, reading it instead ("caption beach1.jpg and beach2.jpg, then
+    translate the captions": two translations, where the answer translated the first caption only). Nothing
+    changes when the plan reads a file of the list twice, when a repeated task would also read a task outside
+    the chain, or when the copies would pass the plan's task limit."""
     if not ctx.request or not ctx.given or not plan.tasks:
         return plan, []
     repairs: list[Repair] = []
@@ -209,29 +212,46 @@ def each_listed_file(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
             continue
         reading = {f: [t for t in plan.tasks if _reads_file(t, f)] for f in files}
         read = [f for f in files if reading[f]]
-        if len(read) != 1 or len(reading[read[0]]) != 1:
+        if any(len(reading[f]) > 1 for f in read):
             continue
-        first = reading[read[0]][0]
-        chain = [first, *plan.readers_of({first.id})]
-        ids = {t.id for t in chain}
-        unread = [f for f in files if f != read[0]]
-        if any(t.references() - ids for t in chain[1:]) or (
-                ctx.max_tasks is not None and len(plan.tasks) + len(chain) * len(unread) > ctx.max_tasks):
+        if len(read) == 1:  # the other files unread: the reader and its chain repeated for each
+            first = reading[read[0]][0]
+            chain = [first, *plan.readers_of({first.id})]
+            starts = [{name: file for name in _reads_file(first, read[0])} for file in files if file != read[0]]
+            targets = [file for file in files if file != read[0]]
+        else:  # each file read by the same task: the one chain continued from them repeated for the others
+            if len(read) != len(files):
+                continue
+            firsts = [reading[f][0] for f in files]
+            chained = [t for t in firsts if plan.readers_of({t.id})]
+            if len({t.task for t in firsts}) != 1 or len(chained) != 1:
+                continue
+            first = chained[0]
+            chain = plan.readers_of({first.id})
+            starts = [{first.id: t.id} for t in firsts if t is not first]
+            targets = [repr(t.id) for t in firsts if t is not first]
+        ids = {t.id for t in chain} | {first.id}
+        if any(t.references() - ids for t in chain if t is not first) or (
+                ctx.max_tasks is not None and len(plan.tasks) + len(chain) * len(starts) > ctx.max_tasks):
             continue
         tasks = list(plan.tasks)
-        for file in unread:
-            start = max(t.id for t in tasks) + 1
-            moved = {t.id: start + i for i, t in enumerate(chain)}
+        for start, target in zip(starts, targets):
+            base = max(t.id for t in tasks) + 1
+            moved = {t.id: base + i for i, t in enumerate(chain)}
+            if first not in chain:  # the copies read the other file's own task in place of ``first``
+                moved = {**moved, **start}
             for step in chain:
                 args = replace_refs(step.args, moved)
                 if step is first:
-                    args.update({name: file for name in _reads_file(first, read[0])})
+                    args.update(start)
                 tasks.append(step.model_copy(update={"id": moved[step.id], "args": args, "step": None,
                                                      "dep": [moved.get(d, d) for d in step.dep]}))
-            repairs.append({"task_id": first.id, "reason": f"{file!r} is listed with {read[0]!r}, which task "
-                                                           f"{first.id} ({first.task}) reads: tasks "
-                                                           f"{sorted(ids)} repeated for it as tasks "
-                                                           f"{sorted(moved.values())}"})
+            copies = sorted(moved[t.id] for t in chain)
+            what = (f"{target!r} is listed with {read[0]!r}, which task {first.id} ({first.task}) reads: tasks "
+                    f"{sorted(ids)} repeated for it as tasks {copies}") if first in chain else (
+                f"task {target} ({first.task}) does on another file of the list what task {first.id} does: the tasks "
+                f"reading task {first.id}, {sorted(ids - {first.id})}, repeated for it as tasks {copies}")
+            repairs.append({"task_id": first.id, "reason": what})
         plan = plan.model_copy(update={"tasks": tasks})
     return plan, repairs
 
