@@ -228,6 +228,8 @@ def test_siblings_are_asked_about_with_their_contrast_and_only_with_each_other()
     assert pairs["object-detection"] == ["visual-question-answering"] == pairs["keypoint-detection"]
     assert "visual-question-answering" not in pairs and pairs["text-to-speech"] == ["text-to-audio"]
     assert pairs["text-classification"] == ["text2text-generation"] and "text2text-generation" not in pairs
+    assert pairs["zero-shot-classification"] == ["text-classification"]
+    assert pairs["image-classification"] == ["object-detection"] and pairs["image-text-to-image"] == ["image-to-image"]
     assert "object-detection" not in partners({n: KNOWN[n] for n in ("object-detection", "image-classification")})
     asked = choice_messages("how old?", "tell me her age", ["object-detection", "visual-question-answering"], KNOWN)
     assert KNOWN["visual-question-answering"].contrast in asked[1][1] and KNOWN["object-detection"].contrast in asked[1][1]
@@ -263,3 +265,25 @@ async def test_a_rewrite_written_as_a_classification_is_asked_about_against_text
     assert data["tasks"][0]["task"] == "text2text-generation" and data["tasks"][0]["args"] == {
         "text": "salut, je peux pas demain"}
     assert asked == 1 and "are siblings" in repairs[0]["reason"] and "step's own words" not in repairs[0]["reason"]
+
+
+@pytest.mark.parametrize("written, sibling, args, renamed_args", [
+    # a sentiment written with the labels the user lists: the labels go, the text stays
+    ("zero-shot-classification", "text-classification",
+     {"text": "<resource>-0", "candidate_labels": ["positive", "negative"]}, {"text": "<resource>-0"}),
+    # a count written as a classification
+    ("image-classification", "object-detection", {"image": "/examples/a.jpg", "top_k": 1}, {"image": "/examples/a.jpg"}),
+    # an upscale or a colorizing written as an edit keeps its prompt
+    ("image-text-to-image", "image-to-image", {"image": "oldscan.jpg", "prompt": "colorize"},
+     {"image": "oldscan.jpg", "prompt": "colorize"}),
+])
+async def test_a_step_is_asked_about_against_its_sibling_and_keeps_the_arguments_the_sibling_takes(
+        written, sibling, args, renamed_args):
+    from hugginggpt.agent.plan.choices import check_twins
+
+    answer = {"tasks": [{"step": "the step's own words", "task": written, "id": 0, "args": args}]}
+    data, repairs, asked = await check_twins(favouring(sibling), "...", answer, KNOWN)
+    assert data["tasks"][0]["task"] == sibling and data["tasks"][0]["args"] == renamed_args
+    assert asked == 1 and "are siblings" in repairs[0]["reason"]
+    data, repairs, asked = await check_twins(favouring(written), "...", answer, KNOWN)
+    assert data is answer and not repairs and asked == 1
