@@ -214,46 +214,59 @@ def each_listed_file(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
         read = [f for f in files if reading[f]]
         if any(len(reading[f]) > 1 for f in read):
             continue
+        tasks = list(plan.tasks)
         if len(read) == 1:  # the other files unread: the reader and its chain repeated for each
             first = reading[read[0]][0]
             chain = [first, *plan.readers_of({first.id})]
-            starts = [{name: file for name in _reads_file(first, read[0])} for file in files if file != read[0]]
-            targets = [file for file in files if file != read[0]]
-        else:  # each file read by the same task: the one chain continued from them repeated for the others
-            if len(read) != len(files):
+            unread = [f for f in files if f != read[0]]
+            if not _copyable(plan, chain[1:], {t.id for t in chain}, len(chain) * len(unread), ctx):
                 continue
+            for file in unread:
+                copies = _copy_chain(tasks, chain, update={first.id: {n: file for n in _reads_file(first, read[0])}})
+                repairs.append({"task_id": first.id, "reason": (
+                    f"{file!r} is listed with {read[0]!r}, which task {first.id} ({first.task}) reads: tasks "
+                    f"{sorted(t.id for t in chain)} repeated for it as tasks {copies}")})
+        elif len(read) == len(files):  # each read by the same task: the one chain continued repeated for the others
             firsts = [reading[f][0] for f in files]
             chained = [t for t in firsts if plan.readers_of({t.id})]
             if len({t.task for t in firsts}) != 1 or len(chained) != 1:
                 continue
-            first = chained[0]
-            chain = plan.readers_of({first.id})
-            starts = [{first.id: t.id} for t in firsts if t is not first]
-            targets = [repr(t.id) for t in firsts if t is not first]
-        ids = {t.id for t in chain} | {first.id}
-        if any(t.references() - ids for t in chain if t is not first) or (
-                ctx.max_tasks is not None and len(plan.tasks) + len(chain) * len(starts) > ctx.max_tasks):
+            first, chain = chained[0], plan.readers_of({chained[0].id})
+            others = [t for t in firsts if t is not first]
+            if not _copyable(plan, chain, {first.id, *(t.id for t in chain)}, len(chain) * len(others), ctx):
+                continue
+            for other in others:
+                copies = _copy_chain(tasks, chain, reads_instead={first.id: other.id})
+                repairs.append({"task_id": first.id, "reason": (
+                    f"task {other.id} ({first.task}) does on another file of the list what task {first.id} does: the "
+                    f"tasks reading task {first.id}, {sorted(t.id for t in chain)}, repeated for it as tasks {copies}")})
+        else:
             continue
-        tasks = list(plan.tasks)
-        for start, target in zip(starts, targets):
-            base = max(t.id for t in tasks) + 1
-            moved = {t.id: base + i for i, t in enumerate(chain)}
-            if first not in chain:  # the copies read the other file's own task in place of ``first``
-                moved = {**moved, **start}
-            for step in chain:
-                args = replace_refs(step.args, moved)
-                if step is first:
-                    args.update(start)
-                tasks.append(step.model_copy(update={"id": moved[step.id], "args": args, "step": None,
-                                                     "dep": [moved.get(d, d) for d in step.dep]}))
-            copies = sorted(moved[t.id] for t in chain)
-            what = (f"{target!r} is listed with {read[0]!r}, which task {first.id} ({first.task}) reads: tasks "
-                    f"{sorted(ids)} repeated for it as tasks {copies}") if first in chain else (
-                f"task {target} ({first.task}) does on another file of the list what task {first.id} does: the tasks "
-                f"reading task {first.id}, {sorted(ids - {first.id})}, repeated for it as tasks {copies}")
-            repairs.append({"task_id": first.id, "reason": what})
         plan = plan.model_copy(update={"tasks": tasks})
     return plan, repairs
+
+
+def _copyable(plan: Plan, readers: list[PlanTask], inside: set[int], added: int, ctx: PlanContext) -> bool:
+    """Whether a chain can be copied: each of its ``readers`` reads only tasks of ``inside`` (the chain and the
+    task it continues from), and ``added`` more tasks keep the plan within its task limit."""
+    return (not any(t.references() - inside for t in readers)
+            and (ctx.max_tasks is None or len(plan.tasks) + added <= ctx.max_tasks))
+
+
+def _copy_chain(tasks: list[PlanTask], chain: list[PlanTask], *, update: dict[int, dict[str, str]] | None = None,
+                reads_instead: dict[int, int] | None = None) -> list[int]:
+    """Append to ``tasks`` a copy of ``chain`` under fresh ids, the copies reading the copies; ``update``: new
+    values of some arguments of a chain task (by its id: another file of the list); ``reads_instead``: a task
+    outside the chain the copies read in place of another (the first task's twin on another file). Returns the
+    copies' ids."""
+    base = max(t.id for t in tasks) + 1
+    moved = {t.id: base + i for i, t in enumerate(chain)}
+    redirect = {**moved, **(reads_instead or {})}
+    for step in chain:
+        args = {**replace_refs(step.args, redirect), **(update or {}).get(step.id, {})}
+        tasks.append(step.model_copy(update={"id": moved[step.id], "args": args, "step": None,
+                                             "dep": [redirect.get(d, d) for d in step.dep]}))
+    return sorted(moved.values())
 
 
 def given_files_named_in_texts(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[Repair]]:
