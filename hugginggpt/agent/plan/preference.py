@@ -356,8 +356,8 @@ def edits_beside_unread_maps(plan: Plan, ctx: PlanContext) -> tuple[Plan, list[R
     plan makes a map that nothing reads beside an edit of another photo: a map alone is the result; a pair's
     drawing reads its map."""
     found = half_pair(plan, ctx)
-    reader = text_reader("image", ctx)
-    if found is None or reader is None:
+    reader = text_reader("image", ctx) if found is not None else None
+    if reader is None:
         return plan, []
     target = ctx.known[found.drawing]
     into_image = next((a.name for a in target.args if a.kind == "image"), None)
