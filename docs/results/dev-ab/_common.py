@@ -1,6 +1,7 @@
 """Helpers the dev-ab result scripts share (from session 42 on; earlier sessions' scripts keep their own copies):
-a result file's rows by id, and F1 of two multisets."""
+a result file's rows by id, F1 of two multisets, and the steps of given tasks in every recorded real run."""
 import collections
+import glob
 import gzip
 import json
 
@@ -18,3 +19,26 @@ def f1(pred, gold):
         return 1.0
     hit = sum((p & g).values())
     return 0.0 if not hit else 2 * hit / (sum(p.values()) + sum(g.values()))
+
+
+def recorded_steps(ids, names):
+    """``(request id, task, step words)`` of each step written as one of the tasks ``names`` in every recorded real
+    run under ``docs/results`` (any session, any draw), for the requests in ``ids``; once each, in file order."""
+    seen, found = set(), []
+    for path in sorted(glob.glob('docs/results/**/*.json*', recursive=True)):
+        try:
+            d = json.load(gzip.open(path) if path.endswith('.gz') else open(path))
+        except Exception:
+            continue
+        if not isinstance(d, dict) or d.get('set') != 'real':
+            continue
+        for row in d.get('rows', []):
+            rid = str(row.get('id'))
+            if rid not in ids:
+                continue
+            for t in row['harness'].get('plan') or []:
+                key = (rid, t.get('task'), t.get('step'))
+                if t.get('task') in names and t.get('step') and key not in seen:
+                    seen.add(key)
+                    found.append(key)
+    return found

@@ -3,41 +3,29 @@ and step words) asked, as the sibling question asks (both orders, each shown wit
 done by text-classification or by text2text-generation (a rewrite). Tally: moved where the gold has a rewrite and
 no second text-classification (won), moved where the gold has the text-classification (lost).
 
-    python docs/results/dev-ab/s42/t2tq.py
-Run from the repository root."""
-import glob, gzip, json, sys
+    python docs/results/dev-ab/s42/t2tq.py ['text-classification contrast']
+Run from the repository root. The optional argument replaces text-classification's contrast (session 43 asked it
+with the contrast that leaves topics out, t2tq2-dev.log)."""
+import json, sys
 from collections import Counter
 sys.path.insert(0, '.')
+sys.path.insert(0, 'docs/results/dev-ab')
+from _common import recorded_steps
 from benchmarks import planning_quality as pq
 from hugginggpt.agent.plan.choices import picked
 from hugginggpt.eval.real_requests import load_real_requests, select_split
 from hugginggpt.llm.llamacpp import LlamaCppChatModel
 from hugginggpt.tools.table import task_table
 
-CONTRAST = {"text-classification": "Judge a text with one of a model's fixed labels (sentiment, toxicity, topic, "
-                                   "spam): the text itself stays as it is.",
+CONTRAST = {"text-classification": sys.argv[1] if len(sys.argv) > 1 else (
+                "Judge a text with one of a model's fixed labels (sentiment, toxicity, topic, spam): the text itself "
+                "stays as it is."),
             "text2text-generation": "Rewrite a text as asked (paraphrase it, fix its grammar, make it formal or "
                                     "polite, simplify it): the answer is a new text."}
 known = {n: s.model_copy(update={"contrast": CONTRAST.get(n, s.contrast)}) for n, s in task_table().items()}
 known["text-classification"] = known["text-classification"].model_copy(update={"siblings": ["text2text-generation"]})
 reqs = {r.id: r for r in select_split(load_real_requests(pq.REAL_REQUESTS), 'dev')}
-seen, cases = set(), []
-for path in sorted(glob.glob('docs/results/**/*.json*', recursive=True)):
-    try:
-        d = json.load(gzip.open(path) if path.endswith('.gz') else open(path))
-    except Exception:
-        continue
-    if not isinstance(d, dict) or d.get('set') != 'real':
-        continue
-    for row in d.get('rows', []):
-        rid = str(row.get('id'))
-        if rid not in reqs:
-            continue
-        for t in row['harness'].get('plan') or []:
-            key = (rid, t.get('step'))
-            if t.get('task') == 'text-classification' and t.get('step') and key not in seen:
-                seen.add(key)
-                cases.append((rid, t['step']))
+cases = [(rid, step) for rid, _, step in recorded_steps(reqs, {'text-classification'})]
 scorer = LlamaCppChatModel(model_path=pq.gguf_path('qwen2.5-coder-1.5b'), n_ctx=4096, n_threads=2).answer_scores
 tally = Counter()
 for rid, step in cases:

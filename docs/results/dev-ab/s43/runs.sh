@@ -9,7 +9,8 @@ real() { python benchmarks/planning_quality.py --set real --split $1 --data $D -
 tb() { req=$([ $1 = en ] || echo "--requests benchmarks/data/taskbench-$1.jsonl")
        python benchmarks/planning_quality.py --set taskbench --split test --per-type 1000 $req --ids $2 --out $3; }
 # zero-shot classification asked about against text classification: probes, then live
-python $S/zsq.py dev > $R/zsq-dev2.log; python $S/t2tq2.py > $R/t2tq2-dev.log
+python $S/zsq.py dev > $R/zsq-dev2.log
+python $S42/t2tq.py "Judge a text with a trained model's fixed labels (sentiment, toxicity, spam): the text itself stays as it is." > $R/t2tq2-dev.log
 real dev $(cat $S/zs-dev239-ids) $R/zs-dev.json; real test $(cat $S/zs-test239-ids) $R/zs-test.json
 python $S41/merge.py dev $R/zs-dev239.json.gz $S42/final-dev239.json.gz $R/zs-dev.json
 python $S41/merge.py test $R/zs-test239.json.gz $S42/final-test239.json.gz $R/zs-test.json

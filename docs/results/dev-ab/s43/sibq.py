@@ -6,9 +6,11 @@ gold has A and no B (lost), kept with the gold having A (kept-right) or only B (
 
     python docs/results/dev-ab/s43/sibq.py dev A B 'A contrast' 'B contrast'
 Run from the repository root (one llama.cpp process at a time)."""
-import glob, gzip, json, sys
+import json, sys
 from collections import Counter
 sys.path.insert(0, '.')
+sys.path.insert(0, 'docs/results/dev-ab')
+from _common import recorded_steps
 from benchmarks import planning_quality as pq
 from hugginggpt.agent.plan.choices import picked
 from hugginggpt.eval.real_requests import load_real_requests, select_split
@@ -20,23 +22,7 @@ known = dict(task_table())
 known[A] = known[A].model_copy(update={"contrast": CA, "siblings": [*known[A].siblings, B]})
 known[B] = known[B].model_copy(update={"contrast": CB})
 reqs = {r.id: r for r in select_split(load_real_requests(pq.REAL_REQUESTS), PART)}
-seen, cases = set(), []
-for path in sorted(glob.glob('docs/results/**/*.json*', recursive=True)):
-    try:
-        d = json.load(gzip.open(path) if path.endswith('.gz') else open(path))
-    except Exception:
-        continue
-    if not isinstance(d, dict) or d.get('set') != 'real':
-        continue
-    for row in d.get('rows', []):
-        rid = str(row.get('id'))
-        if rid not in reqs:
-            continue
-        for t in row['harness'].get('plan') or []:
-            key = (rid, t.get('step'))
-            if t.get('task') == A and t.get('step') and key not in seen:
-                seen.add(key)
-                cases.append((rid, t['step']))
+cases = [(rid, step) for rid, _, step in recorded_steps(reqs, {A})]
 print(len(cases), 'cases', flush=True)
 scorer = LlamaCppChatModel(model_path=pq.gguf_path('qwen2.5-coder-1.5b'), n_ctx=4096, n_threads=2).answer_scores
 tally = Counter()

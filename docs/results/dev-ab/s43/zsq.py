@@ -6,9 +6,11 @@ where the gold has the zero-shot one and no fixed one (lost).
 
     python docs/results/dev-ab/s43/zsq.py dev|test
 Run from the repository root."""
-import glob, gzip, json, sys
+import json, sys
 from collections import Counter
 sys.path.insert(0, '.')
+sys.path.insert(0, 'docs/results/dev-ab')
+from _common import recorded_steps
 from benchmarks import planning_quality as pq
 from hugginggpt.agent.plan.choices import picked
 from hugginggpt.eval.real_requests import load_real_requests, select_split
@@ -32,23 +34,7 @@ known = {n: s.model_copy(update={"contrast": CONTRAST.get(n, s.contrast)}) for n
 for zs, fixed in PAIRS.items():
     known[zs] = known[zs].model_copy(update={"siblings": [fixed]})
 reqs = {r.id: r for r in select_split(load_real_requests(pq.REAL_REQUESTS), PART)}
-seen, cases = set(), []
-for path in sorted(glob.glob('docs/results/**/*.json*', recursive=True)):
-    try:
-        d = json.load(gzip.open(path) if path.endswith('.gz') else open(path))
-    except Exception:
-        continue
-    if not isinstance(d, dict) or d.get('set') != 'real':
-        continue
-    for row in d.get('rows', []):
-        rid = str(row.get('id'))
-        if rid not in reqs:
-            continue
-        for t in row['harness'].get('plan') or []:
-            key = (rid, t.get('task'), t.get('step'))
-            if t.get('task') in PAIRS and t.get('step') and key not in seen:
-                seen.add(key)
-                cases.append((rid, t['task'], t['step']))
+cases = recorded_steps(reqs, PAIRS)
 print(len(cases), 'cases', flush=True)
 scorer = LlamaCppChatModel(model_path=pq.gguf_path('qwen2.5-coder-1.5b'), n_ctx=4096, n_threads=2).answer_scores
 tally = Counter()
