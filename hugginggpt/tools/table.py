@@ -143,7 +143,9 @@ class TaskSpec(BaseModel):
     #: Other tasks of the table whose steps a planner writes as this one (a rewrite written as a classification;
     #: a question about the picture this task analyses, which the sibling reads as well): a step written as
     #: this task is asked about against each, with the ``contrast`` of both, and the step's own words fill a
-    #: required text the sibling reads more (``agent/plan/choices.py``).
+    #: required text the sibling reads more; a required medium, the one earlier task making it, for a step that
+    #: reads no earlier result (text generation written for "caption the picture": image-to-text;
+    #: ``agent/plan/choices.py``).
     siblings: list[str] = Field(default_factory=list)
     #: Arguments whose values, given again, leave the task's own output as it is: a text already in
     #: ``tgt_lang`` translates to itself. A step running the task on the whole output of a step of the same

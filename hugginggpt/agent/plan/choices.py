@@ -18,7 +18,10 @@ The pairs come from the table's kinds, not from any list of names. A task with `
 (object detection and keypoint detection: visual question answering) is asked about against each the same way, with
 the ``contrast`` of both; a sibling reads more than the task (a question), and the step's own words, in the
 request's language, are that question when the model picks the sibling ("tell me what age and mood the person
-seems to have", written as object detection).
+seems to have", written as object detection). A sibling reading a medium the step lacks (a caption reads a picture;
+"write a caption for it" after a generated picture was written as text generation of the picture's prompt) is asked
+about only for a step that reads no earlier result and comes after exactly one task making that medium: that
+task's output is what the sibling reads.
 
 A runner-up that leads to more than two names (``"text-"``, where the model chose ``"text-to-speech"``) is the
 start of a family rather than a choice between tasks, and is not asked about: asked to choose among eight
@@ -33,10 +36,10 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hugginggpt.agent.plan.model import Repair
+from hugginggpt.agent.plan.model import Repair, refs_in
 from hugginggpt.prompts import render_prompt
 from hugginggpt.tools.resources.mentions import same_file
-from hugginggpt.tools.table import TaskSpec, task_table
+from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec, task_table
 
 MAX_GAP = 1.5
 """A choice counts as narrow when the token drawn led the runner-up by at most this many logits."""
@@ -204,24 +207,28 @@ def alike_steps(tasks: Sequence[Any], index: int, lists: Sequence[Sequence[str]]
 
 
 async def _renamed(scorer: Scorer, request: str, task: dict[str, Any], options: Sequence[str],
-                   known: Mapping[str, TaskSpec]) -> str | None:
+                   known: Mapping[str, TaskSpec], filled: Mapping[str, Any] | None = None) -> str | None:
     """Ask about ``task`` (an answer's task, its name first in ``options``) alone (``picked``); when the model
-    picks another option, rename ``task`` to it in place (``_rename``) and return the new name; else None."""
+    picks another option, rename ``task`` to it in place (``_rename``, with ``filled``) and return the new name;
+    else None."""
     step = str(task.get("step") or "").strip() or options[0]
     pick = await asyncio.to_thread(picked, scorer, request, step, list(options), known)
     if pick == options[0]:
         return None
-    _rename(task, pick, known)
+    _rename(task, pick, known, filled)
     return pick
 
 
-def _rename(task: dict[str, Any], name: str, known: Mapping[str, TaskSpec]) -> None:
+def _rename(task: dict[str, Any], name: str, known: Mapping[str, TaskSpec],
+            filled: Mapping[str, Any] | None = None) -> None:
     """``task`` (an answer's task) renamed to ``name`` in place: the arguments that task takes are kept, and each
-    required one it lacks (a sibling's question, ``_fills``) is the step's own words."""
+    required one it lacks is its value in ``filled`` (``_fills``), else the step's own words (a sibling's
+    question)."""
     task["task"] = name
     args = {k: v for k, v in (task.get("args") or {}).items() if known[name].find_arg(k) is not None}
     step = str(task.get("step") or "").strip()
-    task["args"] = {**args, **{arg.name: step for arg in known[name].required_args if arg.name not in args}}
+    task["args"] = {**args, **{arg.name: (filled or {}).get(arg.name, step)
+                               for arg in known[name].required_args if arg.name not in args}}
 
 
 def _with_tasks(data: Any, tasks: list[Any], repairs: list[Repair]) -> Any:
@@ -256,15 +263,36 @@ def partners(known: Mapping[str, TaskSpec], twin_of: Mapping[str, str] | None = 
     return found
 
 
-def _fills(args: Any, chosen: TaskSpec, other: TaskSpec, step: str) -> bool:
-    """Whether ``other`` runs on ``args`` (written for ``chosen``) once the step's own words fill each required
-    text argument it lacks (a sibling's question): ``swappable`` with those filled."""
+def _fills(args: Any, chosen: TaskSpec, other: TaskSpec, step: str,
+           made: Mapping[str, Sequence[str]]) -> dict[str, Any] | None:
+    """What ``other`` reads and ``args`` (written for ``chosen``) lack, when ``other`` runs on them once it is
+    filled (``swappable``), else None: a required text is the step's own words (a sibling's question); a required
+    medium, for a step whose arguments read no earlier result, the output of the one earlier task making that
+    medium (``made``: each medium's ``<resource>-N`` of the tasks before the step that make it)."""
     if not isinstance(args, Mapping):
-        return False
-    missing = [arg for arg in other.required_args if arg.name not in args]
-    if missing and (not step or any(arg.value_kind != "text" for arg in missing)):
-        return False
-    return swappable({**args, **{arg.name: step for arg in missing}}, chosen, other)
+        return None
+    filled: dict[str, Any] = {}
+    for arg in other.required_args:
+        if arg.name in args:
+            continue
+        if arg.value_kind == "text" and step:
+            filled[arg.name] = step
+        elif arg.value_kind in MEDIA_KINDS and len(made.get(arg.value_kind, ())) == 1 and not refs_in(dict(args)):
+            filled[arg.name] = made[arg.value_kind][0]
+        else:
+            return None
+    return filled if swappable({**args, **filled}, chosen, other) else None
+
+
+def _made_before(tasks: Sequence[Any], index: int, known: Mapping[str, TaskSpec]) -> dict[str, list[str]]:
+    """Each medium made by the tasks of an answer before position ``index``, with their ``<resource>-N``."""
+    made: dict[str, list[str]] = {}
+    for task in tasks[:index]:
+        spec = known.get(task.get("task")) if isinstance(task, Mapping) else None
+        if spec is not None and isinstance(task.get("id"), int):
+            for kind in set(spec.outputs) & set(MEDIA_KINDS):
+                made.setdefault(kind, []).append(f"<resource>-{task['id']}")
+    return made
 
 
 async def check_twins(scorer: Scorer, request: str, data: Any, known: Mapping[str, TaskSpec],
@@ -287,17 +315,21 @@ async def check_twins(scorer: Scorer, request: str, data: Any, known: Mapping[st
         if not isinstance(chosen, str) or index in skip:
             continue
         step = str(task.get("step") or "").strip()
-        others = [o for o in pairs.get(chosen, ()) if _fills(task.get("args") or {}, known[chosen], known[o], step)]
+        made = _made_before(tasks, index, known)
+        fills = {o: _fills(task.get("args") or {}, known[chosen], known[o], step, made) for o in pairs.get(chosen, ())}
+        others = [o for o, filled in fills.items() if filled is not None]
         if not others:
             continue
         asked += 1
-        lacking = [arg.name for arg in known[others[0]].required_args if arg.name not in (task.get("args") or {})]
-        pick = await _renamed(scorer, request, task, [chosen, others[0]], known)
+        filled = fills[others[0]]
+        pick = await _renamed(scorer, request, task, [chosen, others[0]], known, filled)
         if pick is None:
             continue
         kind = ("take the same inputs and make the same kind of output" if pick == twin_of.get(chosen)
                 else "are siblings")
+        said = [f"{name}: the step's own words" if value == step else f"{name}: {value}, the one made before it"
+                for name, value in (filled or {}).items()]
         repairs.append({"task_id": task.get("id"), "pass": "choice", "reason": (
             f"{chosen} and {pick} {kind}; asked about this step alone, in both orders, the planner picks {pick}"
-            + (f" ({', '.join(lacking)}: the step's own words)" if lacking else ""))})
+            + (f" ({'; '.join(said)})" if said else ""))})
     return _with_tasks(data, tasks, repairs), repairs, asked

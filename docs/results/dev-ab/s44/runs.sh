@@ -1,0 +1,20 @@
+#!/bin/bash
+# Session 44: the live runs and probes behind dev-ab "Session 44" (Intel Xeon, one llama.cpp process at a time), in the
+# order they were made; each change was committed before its runs. Run from the repository root.
+set -x
+R=${R:-runs} S=docs/results/dev-ab/s44 S41=docs/results/dev-ab/s41 S43=docs/results/dev-ab/s43
+export HUGGINGGPT_SHARED=${HUGGINGGPT_SHARED:-../shared}
+D=$(pwd)/benchmarks/data/real_requests.jsonl
+real() { python benchmarks/planning_quality.py --set real --split $1 --data $D --ids $2 --out $3; }
+tb() { req=$([ $1 = en ] || echo "--requests benchmarks/data/taskbench-$1.jsonl")
+       python benchmarks/planning_quality.py --set taskbench --split test --per-type 1000 $req --ids $2 --out $3; }
+# text generation after one made picture asked about against image-to-text: probes, then live
+CT="Write a new text from the request's own words (a story, a poem, a reply, a tagline, a tip): no picture is read."
+CI="Caption or describe what a picture shows, reading the picture itself."
+FILES=1 python $S/capq.py dev "$CT" "$CI" > $R/capq-dev-files.log   # an earlier given picture counting too (not built)
+FILES=1 python $S/capq.py tb "$CT" "$CI" docs/results/dev-ab/s36/live-base-tb-dev90.json.gz > $R/capq-tbdev-files.log
+python $S/capq.py dev "$CT" "$CI" > $R/capq-dev.log
+python $S/capq.py tb "$CT" "$CI" docs/results/dev-ab/s36/live-base-tb-dev90.json.gz > $R/capq-tbdev.log
+real dev $(cat $S/cap-dev239-ids) $R/cap-dev.json
+for l in en zh es; do tb $l $(cat $S/cap-tb-$l-ids) $R/cap-tb-$l.json; done
+python $S41/merge.py dev $R/cap-dev239.json.gz $S43/final-dev239.json.gz $R/cap-dev.json
