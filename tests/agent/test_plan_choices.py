@@ -230,6 +230,7 @@ def test_siblings_are_asked_about_with_their_contrast_and_only_with_each_other()
     assert pairs["text-classification"] == ["text2text-generation"] and "text2text-generation" not in pairs
     assert pairs["zero-shot-classification"] == ["text-classification"]
     assert pairs["image-classification"] == ["object-detection"] and pairs["image-text-to-image"] == ["image-to-image"]
+    assert pairs["text-generation"] == ["image-to-text"] and "image-to-text" not in pairs
     assert "object-detection" not in partners({n: KNOWN[n] for n in ("object-detection", "image-classification")})
     asked = choice_messages("how old?", "tell me her age", ["object-detection", "visual-question-answering"], KNOWN)
     assert KNOWN["visual-question-answering"].contrast in asked[1][1] and KNOWN["object-detection"].contrast in asked[1][1]
@@ -287,3 +288,58 @@ async def test_a_step_is_asked_about_against_its_sibling_and_keeps_the_arguments
     assert asked == 1 and "are siblings" in repairs[0]["reason"]
     data, repairs, asked = await check_twins(favouring(written), "...", answer, KNOWN)
     assert data is answer and not repairs and asked == 1
+
+
+@pytest.mark.parametrize("made, step", [
+    ("text-to-image", "write a caption for the picture"),
+    ("image-text-to-image", "schreib eine Bildunterschrift dazu"),
+    ("unconditional-image-generation", "给这张图配一句描述"),
+])
+async def test_a_text_written_after_one_made_picture_is_asked_about_against_its_caption(made, step):
+    """Text generation reads no picture; its sibling image-to-text reads the one picture made before the step
+    (in any language: the step's words are not read, only the plan's structure)."""
+    from hugginggpt.agent.plan.choices import check_twins, partners
+
+    spec = KNOWN[made]
+    others = 2 if made in partners(KNOWN) else 1  # the speech step is asked about against its twin (and an edit too)
+    first = {"step": "make the picture", "task": made, "id": 0,
+             "args": {arg.name: ("photo.jpg" if arg.value_kind == "image" else "a lake") for arg in spec.required_args}}
+    answer = {"tasks": [first, {"step": step, "task": "text-generation", "id": 1, "args": {"text": "a lake"}},
+                        {"step": "read it aloud", "task": "text-to-speech", "id": 2, "args": {"text": "<resource>-1"}}]}
+    data, repairs, asked = await check_twins(favouring("image-to-text"), "...", answer, KNOWN)
+    assert data["tasks"][1] == {"step": step, "task": "image-to-text", "id": 1, "args": {"image": "<resource>-0"}}
+    assert data["tasks"][2] == answer["tasks"][2] and asked == 1 + others
+    assert "image: <resource>-0, the one made before it" in repairs[0]["reason"] and repairs[0]["task_id"] == 1
+    data, repairs, asked = await check_twins(favouring("text-generation"), "...", answer, KNOWN)
+    assert data is answer and not repairs and asked == 1 + others
+
+
+@pytest.mark.parametrize("tasks", [
+    # no picture before the step (a tagline, then its poster)
+    [{"step": "write a tagline", "task": "text-generation", "id": 0, "args": {"text": "Bean There"}},
+     {"step": "make a poster", "task": "text-to-image", "id": 1, "args": {"text": "<resource>-0"}}],
+    # two pictures made before it: which one is not for the plumbing to guess
+    [{"step": "a", "task": "text-to-image", "id": 0, "args": {"text": "a koi pond"}},
+     {"step": "b", "task": "depth-estimation", "id": 1, "args": {"image": "<resource>-0"}},
+     {"step": "describe", "task": "text-generation", "id": 2, "args": {"text": "a koi pond"}}],
+    # a step that reads an earlier result continues that result, not a picture
+    [{"step": "a", "task": "text-to-image", "id": 0, "args": {"text": "a red panda"}},
+     {"step": "b", "task": "image-to-text", "id": 1, "args": {"image": "<resource>-0"}},
+     {"step": "write a story from it", "task": "text-generation", "id": 2, "args": {"text": "<resource>-1"}}],
+    # a detection's boxed picture is not its result (its labels are), nor a picture to caption
+    [{"step": "a", "task": "object-detection", "id": 0, "args": {"image": "example.jpg"}},
+     {"step": "summarize the objects", "task": "text-generation", "id": 1, "args": {"text": "the objects"}}],
+    # a picture the user gives is not one the plan made
+    [{"step": "a", "task": "visual-question-answering", "id": 0, "args": {"image": "leaf.jpg", "question": "ill?"}},
+     {"step": "write a care tip", "task": "text-generation", "id": 1, "args": {"text": "care tip for a leaf"}}],
+])
+async def test_a_text_is_not_asked_about_against_a_caption_without_one_picture_to_read(tasks):
+    from hugginggpt.agent.plan.choices import check_twins
+
+    from hugginggpt.agent.plan.choices import partners
+
+    answer = {"tasks": tasks}
+    data, repairs, asked = await check_twins(favouring("image-to-text"), "...", answer, KNOWN)
+    # only the other steps with a sibling of their own (a detection's question) are asked about
+    assert data is answer and not repairs
+    assert asked == sum(t["task"] in partners(KNOWN) and t["task"] != "text-generation" for t in tasks)

@@ -20,8 +20,8 @@ the ``contrast`` of both; a sibling reads more than the task (a question), and t
 request's language, are that question when the model picks the sibling ("tell me what age and mood the person
 seems to have", written as object detection). A sibling reading a medium the step lacks (a caption reads a picture;
 "write a caption for it" after a generated picture was written as text generation of the picture's prompt) is asked
-about only for a step that reads no earlier result and comes after exactly one task making that medium: that
-task's output is what the sibling reads.
+about only for a step that reads no earlier result and comes after exactly one task whose result is that medium
+(it makes no text: a drawing, not a detection's boxed picture): that task's output is what the sibling reads.
 
 A runner-up that leads to more than two names (``"text-"``, where the model chose ``"text-to-speech"``) is the
 start of a family rather than a choice between tasks, and is not asked about: asked to choose among eight
@@ -285,11 +285,13 @@ def _fills(args: Any, chosen: TaskSpec, other: TaskSpec, step: str,
 
 
 def _made_before(tasks: Sequence[Any], index: int, known: Mapping[str, TaskSpec]) -> dict[str, list[str]]:
-    """Each medium made by the tasks of an answer before position ``index``, with their ``<resource>-N``."""
+    """Each medium made by the tasks of an answer before position ``index`` whose result is that medium (they make
+    no text: a drawing, a depth map; a detection's boxed picture is not what it finds), with their
+    ``<resource>-N``."""
     made: dict[str, list[str]] = {}
     for task in tasks[:index]:
         spec = known.get(task.get("task")) if isinstance(task, Mapping) else None
-        if spec is not None and isinstance(task.get("id"), int):
+        if spec is not None and isinstance(task.get("id"), int) and not spec.produces("text"):
             for kind in set(spec.outputs) & set(MEDIA_KINDS):
                 made.setdefault(kind, []).append(f"<resource>-{task['id']}")
     return made

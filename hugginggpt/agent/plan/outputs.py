@@ -9,10 +9,16 @@ repairs (``planner.py``): the model names a kind nobody asked for more often tha
 controller that scores replies is asked about such a media kind alone (``confirmed_want``: "does the user ask
 to get a picture back?", yes and no in both orders); when both orders say yes, the planner draws the plan
 afresh once (``planner.py``).
+
+A plan of one task that hands the whole message to a model as it is ("hi there!" as a text generation's prompt)
+may be a plan for a greeting: asked alone whether the message only greets, thanks or chats (``only_chat``, yes
+in both orders), the planner leaves such a plan empty, and the response answers the user. A request that asks
+for a text ("write a poem about spring", written as its own prompt) is kept: the model says so.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -93,3 +99,32 @@ def delivered_kinds(steps: Sequence[Mapping[str, Any]], known: Mapping[str, Task
         if kind not in kinds:
             kinds.append(kind)
     return kinds
+
+
+def _letters(text: str) -> str:
+    """``text``'s letters and digits, lower case (any script), without spaces or punctuation."""
+    return re.sub(r"\W+", "", text.lower())
+
+
+def echoes_message(plan: Plan, message: str, known: Mapping[str, TaskSpec]) -> bool:
+    """Whether ``plan`` is one task whose text arguments are, together, the whole ``message`` (each a part of
+    it, all of them at least four fifths of its letters): the user's words handed to a model as they are."""
+    if len(plan.tasks) != 1 or plan.tasks[0].task not in known or not _letters(message):
+        return False
+    spec, task = known[plan.tasks[0].task], plan.tasks[0]
+    texts = [_letters(value) for name, value in task.args.items() if isinstance(value, str)
+             and (arg := spec.find_arg(name)) is not None and arg.value_kind == "text"]
+    said = _letters(message)
+    return bool(texts) and all(text in said for text in texts) and 5 * sum(map(len, texts)) >= 4 * len(said)
+
+
+def only_chat(scorer: Scorer, message: str) -> bool:
+    """Whether the model, asked alone, says ``message`` only greets, thanks, says goodbye or asks about the
+    assistant (nothing for a model to make or answer): yes with "yes" first and with "no" first."""
+    for options in (("yes", "no"), ("no", "yes")):
+        lines = "\n".join(f"{letter}) {option}" for letter, option in zip(LETTERS, options))
+        system, _, human = render_prompt("planning_chat", request=message, options=lines).partition("\n---\n")
+        scores = scorer([("system", system.strip()), ("human", human.strip())], list(LETTERS[:2]))
+        if options[max(range(2), key=scores.__getitem__)] != "yes":
+            return False
+    return True
