@@ -11,9 +11,10 @@ to get a picture back?", yes and no in both orders); when both orders say yes, t
 afresh once (``planner.py``).
 
 A plan of one task that hands the whole message to a model as it is ("hi there!" as a text generation's prompt)
-may be a plan for a greeting: asked alone whether the message only greets, thanks or chats (``only_chat``, yes
-in both orders), the planner leaves such a plan empty, and the response answers the user. A request that asks
-for a text ("write a poem about spring", written as its own prompt) is kept: the model says so.
+may be a plan for a greeting: asked alone whether the message is small talk or a request for something made or
+answered (``only_chat``: small talk in both orders, by a margin), the planner leaves such a plan empty, and the
+response answers the user. A request that asks for a text ("write a poem about the sea", written as its own
+prompt) is kept: the model says so.
 """
 
 from __future__ import annotations
@@ -118,13 +119,23 @@ def echoes_message(plan: Plan, message: str, known: Mapping[str, TaskSpec]) -> b
     return bool(texts) and all(text in said for text in texts) and 5 * sum(map(len, texts)) >= 4 * len(said)
 
 
+CHAT = ("small talk: a greeting, thanks, goodbye or a question about the assistant",
+        "a request for something to be made or answered: a text written (a poem, a story, a joke, a reply), an "
+        "answer, a picture, a sound or a video")
+"""The two answers of the question whether a message is small talk (``only_chat``)."""
+CHAT_MARGIN = 0.2
+"""How far (in log-probability) small talk must lead in each order to count: a near-tie is no answer."""
+
+
 def only_chat(scorer: Scorer, message: str) -> bool:
-    """Whether the model, asked alone, says ``message`` only greets, thanks, says goodbye or asks about the
-    assistant (nothing for a model to make or answer): yes with "yes" first and with "no" first."""
-    for options in (("yes", "no"), ("no", "yes")):
+    """Whether the model, asked alone, says ``message`` is small talk (a greeting, thanks, goodbye, a question
+    about the assistant) rather than a request for something made or answered: asked with small talk first and
+    last, it leads by ``CHAT_MARGIN`` in both."""
+    for options in (CHAT, CHAT[::-1]):
         lines = "\n".join(f"{letter}) {option}" for letter, option in zip(LETTERS, options))
         system, _, human = render_prompt("planning_chat", request=message, options=lines).partition("\n---\n")
         scores = scorer([("system", system.strip()), ("human", human.strip())], list(LETTERS[:2]))
-        if options[max(range(2), key=scores.__getitem__)] != "yes":
+        chat = options.index(CHAT[0])
+        if scores[chat] - scores[1 - chat] < CHAT_MARGIN:
             return False
     return True

@@ -59,7 +59,8 @@ from hugginggpt.agent.plan.check import problems, repeated_steps, unread_files
 from hugginggpt.agent.plan.context import PlanContext, given_files, input_kinds, request_inputs
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
-from hugginggpt.agent.plan.outputs import confirmed_want, stated_wants, undelivered, wants_note
+from hugginggpt.agent.plan.outputs import (confirmed_want, echoes_message, only_chat, stated_wants, undelivered,
+                                          wants_note)
 from hugginggpt.agent.plan.parse import parse_plan_text, plan_schema, plan_schema_key, without_unfinished_task
 from hugginggpt.agent.plan.passes import is_rejection, validated
 from hugginggpt.agent.plan.prompt import planning_messages, request_context
@@ -339,7 +340,28 @@ class _Attempt:
         """The answer planning keeps (``_choose``, then ``_delivered``, then ``_voted``), with a note when it
         makes none of a wanted kind."""
         answer = await self._delivered(await self._choose(messages, config), messages, config)
-        return self._noted(await self._voted(answer, messages, config))
+        return self._noted(await self._small_talk(await self._voted(answer, messages, config)))
+
+    async def _small_talk(self, answer: _Answer) -> _Answer:
+        """``answer``, or an empty plan when its plan is one task handed the whole message as it is
+        (``outputs.echoes_message``), the request gives no file, and the model, asked alone, says the message is
+        small talk (``outputs.only_chat``): the response answers a greeting, no model has to. Only for a
+        controller that scores replies, with the wants check on."""
+        scorer = getattr(self.planner.llm, "answer_scores", None)
+        if (scorer is None or self.given or not settings.switch("wants_check")
+                or not echoes_message(answer.plan, self.words, self.tasks)):
+            return answer
+        self.wants_asked += 1
+        try:
+            chat = await asyncio.to_thread(only_chat, scorer, self.words)
+        except LLMError:
+            return answer
+        if not chat:
+            return answer
+        task = answer.plan.tasks[0]
+        return replace(answer, plan=Plan(), repairs=[*answer.repairs, {"task_id": task.id, "pass": "planner", "reason": (
+            f"the plan handed the whole message to {task.task}; asked alone, the model says it is small talk (a "
+            "greeting, thanks, a question about the assistant): no task, the response answers it")}])
 
     async def _voted(self, answer: _Answer, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
         """``answer``, or the plan most draws agree on (``vote.py``) when ``HUGGINGGPT_PLAN_DRAWS`` asks for 3 or

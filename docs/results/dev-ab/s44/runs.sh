@@ -18,3 +18,10 @@ python $S/capq.py tb "$CT" "$CI" docs/results/dev-ab/s36/live-base-tb-dev90.json
 real dev $(cat $S/cap-dev239-ids) $R/cap-dev.json
 for l in en zh es; do tb $l $(cat $S/cap-tb-$l-ids) $R/cap-tb-$l.json; done
 python $S41/merge.py dev $R/cap-dev239.json.gz $S43/final-dev239.json.gz $R/cap-dev.json
+python docs/results/dev-ab/s43/tbmerge.py $R/cap-tb-zh157.json.gz docs/results/planning-test-qwen2.5-coder-1.5b-live/current-taskbench-test-zh.json.gz $R/cap-tb-zh.json $R/cap2-tb-zh.json
+# (cap2: 16690264 planned again once only a task whose result is the picture counts; a detection had moved two steps)
+# small talk planned as one task reading the whole message: probes (a yes/no question; then the one kept), then live
+python $S/chatq.py dev > $R/chatq-dev.log
+real dev $(cat $S/chat-dev239-ids) $R/chat-dev.json; real test $(cat $S/chat-test239-ids) $R/chat-test.json
+python $S41/merge.py dev $R/chat-dev239.json.gz $R/cap-dev239.json.gz $R/chat-dev.json
+python $S41/merge.py test $R/chat-test239.json.gz $S43/final-test239.json.gz $R/chat-test.json
