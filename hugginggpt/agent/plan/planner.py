@@ -54,6 +54,7 @@ from langchain_core.runnables.config import ensure_config
 
 from hugginggpt import config as settings
 from hugginggpt.agent.llm_call import acall_llm
+from hugginggpt.agent.plan.chains import check_chains
 from hugginggpt.agent.plan.choices import check_choices, check_twins, partners
 from hugginggpt.agent.plan.check import problems, repeated_steps, unread_files
 from hugginggpt.agent.plan.context import PlanContext, given_files, input_kinds, request_inputs
@@ -203,6 +204,8 @@ class Planner:
             counted["twin_checks"] = attempt.twins_asked
         if attempt.wants_asked:
             counted["wants_checks"] = attempt.wants_asked
+        if attempt.inputs_asked:
+            counted["input_checks"] = attempt.inputs_asked
         if attempt.votes:
             counted["plan_votes"] = attempt.votes
         return PlanResult(plan=answer.plan, repairs=answer.repairs, raw_outputs=attempt.raw_outputs,
@@ -242,6 +245,7 @@ class _Attempt:
         self.choices_asked = 0  # narrow task choices asked about alone (two scoring passes each)
         self.twins_asked = 0  # steps of a task with a twin asked about alone (two scoring passes each)
         self.wants_asked = 0  # wanted kinds no task makes, asked about alone (two scoring passes each)
+        self.inputs_asked = 0  # steps reading a file beside an unread new version of it, asked alone (``chains.py``)
         self.confirmed: dict[str, bool] = {}  # the answers to those questions, by kind
         self.votes = 0  # usable plans a vote among draws counted (0: no vote)
 
@@ -287,9 +291,9 @@ class _Attempt:
         return data, [{"task_id": None, "reason": f"{reason}: its unfinished last task is dropped" if dropped else reason, "pass": "read"}]
 
     async def _checked(self, raw_text: str, data: Any, message: Any) -> tuple[Any, list[Repair]]:
-        """``data`` with the task names the model chose narrowly (when the answer lists such choices), and the
-        tasks that have a twin or a sibling, asked about alone (``choices.py``), when the controller scores replies;
-        the repairs that made. A step whose narrow choice was already asked about between it and its twin or
+        """``data`` with the task names the model chose narrowly (when the answer lists such choices), the
+        tasks that have a twin or a sibling (``choices.py``), and the steps reading a file beside an unread new
+        version of it (``chains.py``), asked about alone, when the controller scores replies; the repairs that made. A step whose narrow choice was already asked about between it and its twin or
         sibling is not asked twice."""
         close = (getattr(message, "response_metadata", None) or {}).get("close_calls")
         scorer = getattr(self.planner.llm, "answer_scores", None)
@@ -305,7 +309,9 @@ class _Attempt:
             skip = {index for index, (chosen, *others) in asked.items() if set(pairs.get(chosen, ())) & set(others)}
         data, more, asked = await check_twins(scorer, self.words, data, self.tasks, skip)
         self.twins_asked += asked
-        return data, [*repairs, *more]
+        data, chained, asked = await check_chains(scorer, self.words, data, self.tasks)
+        self.inputs_asked += asked
+        return data, [*repairs, *more, *chained]
 
     def _validate(self, asked: tuple[Any, list[Repair]]) -> _Answer:
         data, read_repairs = asked

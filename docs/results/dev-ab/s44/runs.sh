@@ -25,3 +25,10 @@ python $S/chatq.py dev > $R/chatq-dev.log
 real dev $(cat $S/chat-dev239-ids) $R/chat-dev.json; real test $(cat $S/chat-test239-ids) $R/chat-test.json
 python $S41/merge.py dev $R/chat-dev239.json.gz $R/cap-dev239.json.gz $R/chat-dev.json
 python $S41/merge.py test $R/chat-test239.json.gz $S43/final-test239.json.gz $R/chat-test.json
+# what video, sound or picture back (a two-answer question in place of s43's yes/no): probe only, not built
+python $S/audio2q.py dev $S43/final-dev239.json.gz > $R/audio2q-dev.log
+# a step reading a given file beside an unread new version of it, asked which it works on (chains.py): probes, live
+python $S/chainq.py dev > $R/chainq-dev.log
+python $S/chainq.py tb docs/results/dev-ab/s36/live-base-tb-dev90.json.gz > $R/chainq-tbdev.log
+real dev $(cat $S/chain-dev239-ids) $R/chain-dev.json
+for l in en zh es; do tb $l $(cat $S/chain-tb-$l-ids) $R/chain-tb-$l.json; done
