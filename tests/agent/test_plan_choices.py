@@ -231,6 +231,7 @@ def test_siblings_are_asked_about_with_their_contrast_and_only_with_each_other()
     assert pairs["zero-shot-classification"] == ["text-classification"]
     assert pairs["image-classification"] == ["object-detection"] and pairs["image-text-to-image"] == ["image-to-image"]
     assert pairs["text-generation"] == ["image-to-text"] and "image-to-text" not in pairs
+    assert pairs["text-to-image"] == ["image-text-to-image"]
     assert "object-detection" not in partners({n: KNOWN[n] for n in ("object-detection", "image-classification")})
     asked = choice_messages("how old?", "tell me her age", ["object-detection", "visual-question-answering"], KNOWN)
     assert KNOWN["visual-question-answering"].contrast in asked[1][1] and KNOWN["object-detection"].contrast in asked[1][1]
@@ -343,3 +344,18 @@ async def test_a_text_is_not_asked_about_against_a_caption_without_one_picture_t
     # only the other steps with a sibling of their own (a detection's question) are asked about
     assert data is answer and not repairs
     assert asked == sum(t["task"] in partners(KNOWN) and t["task"] != "text-generation" for t in tasks)
+
+
+async def test_a_drawing_after_one_made_picture_is_asked_about_against_an_edit_of_it():
+    """"Draw a watercolour fox, then make the fox wear a scarf" written as two drawings: picked, the second edits
+    the first picture, its instruction the step's own words; the first drawing (nothing before it) is not asked."""
+    from hugginggpt.agent.plan.choices import check_twins
+
+    answer = {"tasks": [{"step": "画一只水彩狐狸", "task": "text-to-image", "id": 0, "args": {"text": "a watercolor fox"}},
+                        {"step": "改成狐狸戴着围巾", "task": "text-to-image", "id": 1,
+                         "args": {"text": "a watercolor fox wearing a scarf", "negative_prompt": "blurry"}}]}
+    data, repairs, asked = await check_twins(favouring("image-text-to-image"), "...", answer, KNOWN)
+    assert data["tasks"][0] == answer["tasks"][0] and asked == 1
+    assert data["tasks"][1] == {"step": "改成狐狸戴着围巾", "task": "image-text-to-image", "id": 1,
+                                "args": {"image": "<resource>-0", "prompt": "改成狐狸戴着围巾"}}
+    assert "image: <resource>-0, the one made before it; prompt: the step's own words" in repairs[0]["reason"]

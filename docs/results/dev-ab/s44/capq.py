@@ -6,7 +6,8 @@ where it has no more (lost), kept with the gold having as many text generations 
 
     python docs/results/dev-ab/s44/capq.py dev 'text-generation contrast' 'image-to-text contrast'
     python docs/results/dev-ab/s44/capq.py tb 'text-generation contrast' 'image-to-text contrast' RUN.json.gz
-(``tb``: the rows of recorded TaskBench runs, each step once; the gold is the row's.)
+(``tb``: the rows of recorded TaskBench runs, each step once; the gold is the row's.) ``A=task B=task`` in the
+environment probe another pair the same way (text-to-image against image-text-to-image).
 Run from the repository root (one llama.cpp process at a time)."""
 import glob, gzip, json, os, sys
 from collections import Counter
@@ -18,7 +19,7 @@ from hugginggpt.llm.llamacpp import LlamaCppChatModel
 from hugginggpt.tools.table import task_table
 
 PART, CA, CB = sys.argv[1:4]
-A, B = 'text-generation', 'image-to-text'
+A, B = os.environ.get('A', 'text-generation'), os.environ.get('B', 'image-to-text')
 known = dict(task_table())
 known[A] = known[A].model_copy(update={"contrast": CA, "siblings": [*known[A].siblings, B]})
 known[B] = known[B].model_copy(update={"contrast": CB})

@@ -32,3 +32,14 @@ python $S/chainq.py dev > $R/chainq-dev.log
 python $S/chainq.py tb docs/results/dev-ab/s36/live-base-tb-dev90.json.gz > $R/chainq-tbdev.log
 real dev $(cat $S/chain-dev239-ids) $R/chain-dev.json
 for l in en zh es; do tb $l $(cat $S/chain-tb-$l-ids) $R/chain-tb-$l.json; done
+python $S41/merge.py dev $R/chain-dev239.json.gz $R/chat-dev239.json.gz $R/chain-dev.json
+for l in en zh es; do python $S43/tbmerge.py $R/chain-tb-$l.json.gz docs/results/planning-test-qwen2.5-coder-1.5b-live/current-taskbench-test-$l.json.gz $R/chain-tb-$l.json; done
+# a last text generation reading results asked whether the user asks for it (probe only: "asked" every time)
+python $S/restq.py dev > $R/restq-dev.log
+# a drawing after one made picture asked about against an edit of it: probes, then live
+CD="Draw a new picture from a text alone: no picture made before is changed."
+CE="Edit what a picture shows as a text says: change, add, remove or replace something in it (a hat, another sky, another background)."
+A=text-to-image B=image-text-to-image python $S/capq.py dev "$CD" "$CE" > $R/t2iq-dev.log
+A=text-to-image B=image-text-to-image python $S/capq.py tb "$CD" "$CE" docs/results/dev-ab/s36/live-base-tb-dev90.json.gz > $R/t2iq-tbdev.log
+real dev $(cat $S/t2i-dev239-ids) $R/t2i-dev.json; real test $(cat $S/t2i-test239-ids) $R/t2i-test.json
+for l in en zh; do tb $l $(cat $S/t2i-tb-$l-ids) $R/t2i-tb-$l.json; done
