@@ -7,6 +7,7 @@ these models, so a malformed table fails loudly here instead of producing odd to
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -307,6 +308,13 @@ def load_table(path: str | Path = TABLE_PATH) -> tuple[dict[str, TaskSpec], dict
 @cache
 def _shipped() -> tuple[dict[str, TaskSpec], dict[str, str]]:
     return load_table(TABLE_PATH)
+
+
+def map_makers(known: Mapping[str, TaskSpec]) -> set[str]:
+    """The tasks of ``known`` that make a condition map of a picture (a depth map, canny edges, a pose): some
+    drawing's ``map_by``, or a task with a drawing along its output (``drawn_by``). A map is an analysis of the
+    picture, not a new version of it."""
+    return {spec.map_by for spec in known.values() if spec.map_by} | {n for n, s in known.items() if s.drawn_by}
 
 
 def task_table() -> dict[str, TaskSpec]:

@@ -7,7 +7,8 @@ import re
 import pytest
 from langchain_core.messages import AIMessage
 
-from hugginggpt.agent.plan.chains import chain_cases, check_chains, condition_maps, reads_result
+from hugginggpt.agent.plan.chains import chain_cases, check_chains, reads_result
+from hugginggpt.tools.table import map_makers
 from hugginggpt.tools import task_table
 
 from .conftest import SamplingChatModel, plan_with
@@ -57,8 +58,8 @@ def test_a_step_beside_two_new_versions_of_its_file_is_no_case():
     assert [(c.maker["id"], c.reader["id"]) for c in chain_cases(tasks, KNOWN)] == [(0, 1)]
 
 
-def test_condition_maps_are_the_tasks_that_make_a_drawing_s_map():
-    maps = condition_maps(KNOWN)
+def test_map_makers_are_the_tasks_that_make_a_drawing_s_map():
+    maps = map_makers(KNOWN)
     assert {"depth-estimation", "canny-control", "openpose-control", "image-segmentation"} <= maps
     assert not maps & {"image-to-image", "image-text-to-image", "audio-to-audio"}
 

@@ -321,7 +321,7 @@ async def test_a_text_written_after_one_made_picture_is_asked_about_against_its_
      {"step": "make a poster", "task": "text-to-image", "id": 1, "args": {"text": "<resource>-0"}}],
     # two pictures made before it: which one is not for the plumbing to guess
     [{"step": "a", "task": "text-to-image", "id": 0, "args": {"text": "a koi pond"}},
-     {"step": "b", "task": "depth-estimation", "id": 1, "args": {"image": "<resource>-0"}},
+     {"step": "b", "task": "image-text-to-image", "id": 1, "args": {"image": "<resource>-0", "prompt": "at night"}},
      {"step": "describe", "task": "text-generation", "id": 2, "args": {"text": "a koi pond"}}],
     # a step that reads an earlier result continues that result, not a picture
     [{"step": "a", "task": "text-to-image", "id": 0, "args": {"text": "a red panda"}},
@@ -356,3 +356,14 @@ async def test_a_drawing_after_one_made_picture_is_asked_about_against_an_edit_o
     assert data["tasks"][1] == {"step": "改成狐狸戴着围巾", "task": "image-text-to-image", "id": 1,
                                 "args": {"image": "<resource>-0", "prompt": "改成狐狸戴着围巾"}}
     assert "image: <resource>-0, the one made before it; prompt: the step's own words" in repairs[0]["reason"]
+
+
+async def test_a_depth_map_is_no_picture_to_caption():
+    """A koi pond drawn, its depth map, then "a caption": the caption reads the drawing (the map is an analysis)."""
+    from hugginggpt.agent.plan.choices import check_twins
+
+    answer = {"tasks": [{"step": "a", "task": "text-to-image", "id": 0, "args": {"text": "a koi pond"}},
+                        {"step": "b", "task": "depth-estimation", "id": 1, "args": {"image": "<resource>-0"}},
+                        {"step": "配一句描述", "task": "text-generation", "id": 2, "args": {"text": "a koi pond"}}]}
+    data, repairs, _ = await check_twins(favouring("image-to-text"), "...", answer, KNOWN)
+    assert data["tasks"][2]["task"] == "image-to-text" and data["tasks"][2]["args"] == {"image": "<resource>-0"}

@@ -10,8 +10,9 @@ the earlier step, in its own words), in both orders, the step reads the earlier 
 it (``reads_result``). Only a maker whose result is a new version of that medium counts (an enhancement, an edit,
 a cleaned sound: it makes no text, so a detection's boxed picture is not one, and it makes no condition map, so a
 depth map or canny edges are not: "how deep is everything in that picture? also segment it" segments the picture),
-only one per file and reader, and only when its result is read by no task. ``check_chains`` asks about each such step of an answer (``{"tasks": [...]}``, as the
-planner wrote it) and rewires the ones the model says read the result.
+only one per file and reader (``tools.table.map_makers``), and only when its result is read by no task.
+``check_chains`` asks about each such step of an answer (``{"tasks": [...]}``, as the planner wrote it) and rewires
+the ones the model says read the result.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from hugginggpt.agent.plan.choices import LETTERS, Scorer, answer_tasks
 from hugginggpt.agent.plan.model import Repair, refs_in
 from hugginggpt.prompts import render_prompt
 from hugginggpt.tools.resources.mentions import same_file
-from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
+from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec, map_makers
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ def chain_cases(tasks: Sequence[Any], known: Mapping[str, TaskSpec]) -> list[Cha
     no text and no condition map)."""
     steps = [t for t in tasks if isinstance(t, Mapping) and isinstance(t.get("task"), str)]
     read = {ref for t in steps for ref in refs_in(t.get("args") or {})}
-    maps = condition_maps(known)
+    maps = map_makers(known)
     cases = []
     for position, reader in enumerate(steps):
         spec = known.get(reader["task"])
@@ -78,12 +79,6 @@ def chain_cases(tasks: Sequence[Any], known: Mapping[str, TaskSpec]) -> list[Cha
             if len(makers) == 1:
                 cases.append(ChainCase(makers[0], reader, position, name, value))
     return cases
-
-
-def condition_maps(known: Mapping[str, TaskSpec]) -> set[str]:
-    """The tasks of ``known`` that make a condition map of a picture (a depth map, canny edges, a pose: each task's
-    ``map_by``, and those with a ``drawn_by``): an analysis of the picture, not a new version of it."""
-    return {spec.map_by for spec in known.values() if spec.map_by} | {n for n, s in known.items() if s.drawn_by}
 
 
 def _words(task: Mapping[str, Any]) -> str:

@@ -27,7 +27,7 @@ from hugginggpt.agent.plan.context import PlanContext
 from hugginggpt.agent.plan.model import CANONICAL_REF, Plan, PlanTask, whole_ref, work_key
 from hugginggpt.tools.resources.mentions import (last_part, looks_like_path, media_kind_of, request_files,
                                                  same_file, table_files)
-from hugginggpt.tools.table import MEDIA_KINDS, ArgSpec, TaskSpec
+from hugginggpt.tools.table import MEDIA_KINDS, ArgSpec, TaskSpec, map_makers
 
 #: Longer values are never a placeholder (bounded work).
 _MAX_PLACEHOLDER = 200
@@ -283,8 +283,7 @@ def _same_setting(mine: object, theirs: object) -> bool:
 def is_map_maker(name: str, ctx: PlanContext) -> bool:
     """Whether the task ``name`` makes a condition map: some drawing's ``map_by``, or a task with a drawing
     along its output (``drawn_by``)."""
-    spec = ctx.known.get(name)
-    return spec is not None and (bool(spec.drawn_by) or any(s.map_by == name for s in ctx.known.values()))
+    return name in map_makers(ctx.known)
 
 
 class MediaText(NamedTuple):

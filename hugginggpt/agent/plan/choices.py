@@ -21,7 +21,8 @@ request's language, are that question when the model picks the sibling ("tell me
 seems to have", written as object detection). A sibling reading a medium the step lacks (a caption reads a picture;
 "write a caption for it" after a generated picture was written as text generation of the picture's prompt) is asked
 about only for a step that reads no earlier result and comes after exactly one task whose result is that medium
-(it makes no text: a drawing, not a detection's boxed picture): that task's output is what the sibling reads.
+(a drawing or an edit; not a detection's boxed picture, nor a depth map): that task's output is what the sibling
+reads.
 
 A runner-up that leads to more than two names (``"text-"``, where the model chose ``"text-to-speech"``) is the
 start of a family rather than a choice between tasks, and is not asked about: asked to choose among eight
@@ -39,7 +40,7 @@ from typing import Any
 from hugginggpt.agent.plan.model import Repair, refs_in
 from hugginggpt.prompts import render_prompt
 from hugginggpt.tools.resources.mentions import same_file
-from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec, task_table
+from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec, map_makers, task_table
 
 MAX_GAP = 1.5
 """A choice counts as narrow when the token drawn led the runner-up by at most this many logits."""
@@ -286,12 +287,14 @@ def _fills(args: Any, chosen: TaskSpec, other: TaskSpec, step: str,
 
 def _made_before(tasks: Sequence[Any], index: int, known: Mapping[str, TaskSpec]) -> dict[str, list[str]]:
     """Each medium made by the tasks of an answer before position ``index`` whose result is that medium (they make
-    no text: a drawing, a depth map; a detection's boxed picture is not what it finds), with their
-    ``<resource>-N``."""
+    no text: a detection's boxed picture is not what it finds; and no condition map, ``map_makers``: a depth map is
+    no picture to caption or edit), with their ``<resource>-N``."""
+    maps = map_makers(known)
     made: dict[str, list[str]] = {}
     for task in tasks[:index]:
         spec = known.get(task.get("task")) if isinstance(task, Mapping) else None
-        if spec is not None and isinstance(task.get("id"), int) and not spec.produces("text"):
+        if (spec is not None and isinstance(task.get("id"), int) and not spec.produces("text")
+                and task["task"] not in maps):
             for kind in set(spec.outputs) & set(MEDIA_KINDS):
                 made.setdefault(kind, []).append(f"<resource>-{task['id']}")
     return made

@@ -43,3 +43,10 @@ A=text-to-image B=image-text-to-image python $S/capq.py dev "$CD" "$CE" > $R/t2i
 A=text-to-image B=image-text-to-image python $S/capq.py tb "$CD" "$CE" docs/results/dev-ab/s36/live-base-tb-dev90.json.gz > $R/t2iq-tbdev.log
 real dev $(cat $S/t2i-dev239-ids) $R/t2i-dev.json; real test $(cat $S/t2i-test239-ids) $R/t2i-test.json
 for l in en zh; do tb $l $(cat $S/t2i-tb-$l-ids) $R/t2i-tb-$l.json; done
+# a step's own words or an earlier unread text result as its text (probe only: not built)
+python $S/textq.py tb docs/results/dev-ab/s36/live-base-tb-dev90.json.gz > $R/textq-tbdev.log
+python $S/textq.py dev > $R/textq-dev.log
+# made pictures exclude condition maps (tools.table.map_makers): the requests either sibling can now ask about
+real dev r294 $R/made-dev.json
+python $S41/merge.py dev $R/final-dev239.json.gz $R/chain-dev239.json.gz $R/t2i-dev.json $R/made-dev.json
+python $S41/merge.py test $R/final-test239.json.gz $R/chat-test239.json.gz $R/t2i-test.json
