@@ -50,3 +50,6 @@ python $S/textq.py dev > $R/textq-dev.log
 real dev r294 $R/made-dev.json
 python $S41/merge.py dev $R/final-dev239.json.gz $R/chain-dev239.json.gz $R/t2i-dev.json $R/made-dev.json
 python $S41/merge.py test $R/final-test239.json.gz $R/chat-test239.json.gz $R/t2i-test.json
+# which task does an edit step do: the edit or a drawing along a condition map (probes only, not built)
+python $S/drawq.py dev > $R/drawq-dev.log          # stopped after 57 of 71 cases
+python $S/drawq.py dev two > $R/drawq2-dev.log
