@@ -195,8 +195,10 @@ def test_twins_are_asked_about_with_what_sets_them_apart():
 
     pairs = twins(KNOWN)
     siblings = {name for spec in KNOWN.values() if spec.siblings for name in (spec.name, *spec.siblings)}
-    for name, spec in KNOWN.items():  # a contrast belongs to a twin pair, both halves, or to siblings
-        assert bool(spec.contrast) == (name in siblings or (name in pairs and bool(KNOWN[pairs[name]].contrast))), name
+    for name, spec in KNOWN.items():  # a contrast belongs to a twin pair, both halves, to siblings, or to a drawing
+        drawing = bool(spec.map_by)  # along a map: what it keeps (drawing_choice.py)
+        assert bool(spec.contrast) == (name in siblings or drawing
+                                       or (name in pairs and bool(KNOWN[pairs[name]].contrast))), name
     question = choice_messages("dub it", "dub the video", ["text-to-audio", "text-to-speech"], KNOWN)[1][1]
     assert f"A) text-to-audio: {KNOWN['text-to-audio'].contrast}" in question
     assert f"B) text-to-speech: {KNOWN['text-to-speech'].contrast}" in question

@@ -58,6 +58,7 @@ from hugginggpt.agent.plan.chains import check_chains
 from hugginggpt.agent.plan.choices import check_choices, check_twins, partners
 from hugginggpt.agent.plan.check import problems, repeated_steps, unread_files
 from hugginggpt.agent.plan.context import PlanContext, given_files, input_kinds, request_inputs
+from hugginggpt.agent.plan.drawing_choice import check_drawings
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
 from hugginggpt.agent.plan.outputs import (confirmed_want, echoes_message, only_chat, stated_wants, undelivered,
@@ -206,6 +207,8 @@ class Planner:
             counted["wants_checks"] = attempt.wants_asked
         if attempt.inputs_asked:
             counted["input_checks"] = attempt.inputs_asked
+        if attempt.drawings_asked:
+            counted["drawing_checks"] = attempt.drawings_asked
         if attempt.votes:
             counted["plan_votes"] = attempt.votes
         return PlanResult(plan=answer.plan, repairs=answer.repairs, raw_outputs=attempt.raw_outputs,
@@ -246,6 +249,7 @@ class _Attempt:
         self.twins_asked = 0  # steps of a task with a twin asked about alone (two scoring passes each)
         self.wants_asked = 0  # wanted kinds no task makes, asked about alone (two scoring passes each)
         self.inputs_asked = 0  # steps reading a file beside an unread new version of it, asked alone (``chains.py``)
+        self.drawings_asked = 0  # edits of a given photo asked whether they draw along a map (``drawing_choice.py``)
         self.confirmed: dict[str, bool] = {}  # the answers to those questions, by kind
         self.votes = 0  # usable plans a vote among draws counted (0: no vote)
 
@@ -292,8 +296,8 @@ class _Attempt:
 
     async def _checked(self, raw_text: str, data: Any, message: Any) -> tuple[Any, list[Repair]]:
         """``data`` with the task names the model chose narrowly (when the answer lists such choices), the
-        tasks that have a twin or a sibling (``choices.py``), and the steps reading a file beside an unread new
-        version of it (``chains.py``), asked about alone, when the controller scores replies; the repairs that made. A step whose narrow choice was already asked about between it and its twin or
+        tasks that have a twin or a sibling (``choices.py``), the steps reading a file beside an unread new
+        version of it (``chains.py``) and the edits of a given photo (``drawing_choice.py``), asked about alone, when the controller scores replies; the repairs that made. A step whose narrow choice was already asked about between it and its twin or
         sibling is not asked twice."""
         close = (getattr(message, "response_metadata", None) or {}).get("close_calls")
         scorer = getattr(self.planner.llm, "answer_scores", None)
@@ -311,7 +315,9 @@ class _Attempt:
         self.twins_asked += asked
         data, chained, asked = await check_chains(scorer, self.words, data, self.tasks)
         self.inputs_asked += asked
-        return data, [*repairs, *more, *chained]
+        data, drawn, asked = await check_drawings(scorer, self.words, data, self.tasks, self.given)
+        self.drawings_asked += asked
+        return data, [*repairs, *more, *chained, *drawn]
 
     def _validate(self, asked: tuple[Any, list[Repair]]) -> _Answer:
         data, read_repairs = asked

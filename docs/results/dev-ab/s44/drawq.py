@@ -4,9 +4,10 @@ of the picture (each shown with what it keeps), lettered A-H in the table's orde
 drawing counts only when both orders pick it. Tally against the gold: a drawing picked where the gold has that
 drawing (won) or none (lost); the edit kept where the gold has an edit (kept-right) or a drawing (kept-wrong).
 
-    python docs/results/dev-ab/s44/drawq.py dev [two]
+    python docs/results/dev-ab/s44/drawq.py dev [two|rot]
 (``two``: first the edit against "a new picture keeping only the pose, outlines, lines, depth, surface or layout of a
-picture", both orders; when both pick that, which of the seven drawings, both orders.)
+picture", both orders; when both pick that, which of the seven drawings, both orders; ``rot``: the second question
+asked in each of the seven rotations of the list, the drawing with the highest summed log-probability.)
 Run from the repository root (one llama.cpp process at a time)."""
 import json, sys
 from collections import Counter
@@ -29,7 +30,8 @@ OPTIONS = {EDIT: known[EDIT].contrast,
            **{name: f"Draw a new picture of what a text says that keeps only {keeps} of a picture: everything else is new."
               for name, keeps in KEEPS.items()}}
 LET = 'ABCDEFGH'
-TWO = len(sys.argv) > 2 and sys.argv[2] == 'two'
+TWO = len(sys.argv) > 2 and sys.argv[2] in ('two', 'rot')
+ROT = len(sys.argv) > 2 and sys.argv[2] == 'rot'
 DRAW = "Draw a new picture of what a text says that keeps only the pose, outlines, lines, depth, surface or layout of a picture: everything else is new."
 SYSTEM = "You choose the task that does one step of a user's request."
 HUMAN = "A user's request: {r}\n\nOne step of it: {s}\n\nWhich of these tasks does that step?\n{o}\n\nAnswer with the letter."
@@ -48,10 +50,24 @@ for rid, step in cases:
             picks.append(order[max(range(len(order)), key=s.__getitem__)])
         return picks
 
+    def rotated(options):
+        """The option with the highest log-probability summed over every rotation of the list (each option once
+        in each position), twice (so that the two picks compare as the others')."""
+        names, total = list(options), Counter()
+        for shift in range(len(names)):
+            order = names[shift:] + names[:shift]
+            lines = "\n".join(f"{LET[i]}) {options[name]}" for i, name in enumerate(order))
+            s = scorer([("system", SYSTEM), ("human", HUMAN.format(r=reqs[rid].request, s=step, o=lines))],
+                       list(LET[:len(order)]))
+            for i, name in enumerate(order):
+                total[name] += s[i]
+        best = max(names, key=total.__getitem__)
+        return [best, best]
+
     if TWO:  # first the edit against a drawing along a map, then which map
         picks = ask({EDIT: OPTIONS[EDIT], 'draw': DRAW})
         if picks == ['draw', 'draw']:
-            picks = ask({name: OPTIONS[name] for name in KEEPS})
+            picks = (rotated if ROT else ask)({name: OPTIONS[name] for name in KEEPS})
     else:
         picks = ask(OPTIONS)
     pick = picks[0] if picks[0] == picks[1] and picks[0] != 'draw' else EDIT

@@ -53,3 +53,6 @@ python $S41/merge.py test $R/final-test239.json.gz $R/chat-test239.json.gz $R/t2
 # which task does an edit step do: the edit or a drawing along a condition map (probes only, not built)
 python $S/drawq.py dev > $R/drawq-dev.log          # stopped after 57 of 71 cases
 python $S/drawq.py dev two > $R/drawq2-dev.log
+python $S/drawq.py dev rot > $R/drawq3-dev.log    # the second question in every rotation: built (drawing_choice.py)
+real dev $(cat $S/draw-dev239-ids) $R/draw-dev.json; real test $(cat $S/draw-test239-ids) $R/draw-test.json
+for l in en zh es; do tb $l $(cat $S/draw-tb-$l-ids) $R/draw-tb-$l.json; done
