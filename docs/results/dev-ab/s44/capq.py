@@ -9,9 +9,11 @@ where it has no more (lost), kept with the gold having as many text generations 
 (``tb``: the rows of recorded TaskBench runs, each step once; the gold is the row's.) ``A=task B=task`` in the
 environment probe another pair the same way (text-to-image against image-text-to-image).
 Run from the repository root (one llama.cpp process at a time)."""
-import glob, gzip, json, os, sys
+import json, os, sys
 from collections import Counter
 sys.path.insert(0, '.')
+sys.path.insert(0, 'docs/results/dev-ab')
+from _common import recorded_rows
 from benchmarks import planning_quality as pq
 from hugginggpt.agent.plan.choices import picked
 from hugginggpt.eval.real_requests import load_real_requests, select_split
@@ -40,26 +42,15 @@ def pictures(plan, upto):
 
 
 seen, cases, golds = set(), [], {}
-paths = sys.argv[4:] if PART == 'tb' else sorted(glob.glob('docs/results/**/*.json*', recursive=True))
-for path in paths:
-    try:
-        d = json.load(gzip.open(path) if path.endswith('.gz') else open(path))
-    except Exception:
-        continue
-    if not isinstance(d, dict) or d.get('set') != ('taskbench' if PART == 'tb' else 'real'):
-        continue
-    for row in d.get('rows', []):
-        rid = str(row.get('id'))
-        plan = row['harness'].get('plan') or []
-        if PART == 'tb':
-            golds[rid] = (row['harness']['request'], Counter(row['harness']['gold']))
-        elif rid not in reqs:
-            continue
-        for i, t in enumerate(plan):
-            reads = '<resource>' in json.dumps(t.get('args') or {})
-            if t.get('task') == A and t.get('step') and not reads and len(pictures(plan, i)) == 1 and (rid, t['step']) not in seen:
-                seen.add((rid, t['step']))
-                cases.append((rid, t['step'], Counter(x.get('task') for x in plan)))
+for rid, row in (recorded_rows('taskbench', paths=sys.argv[4:]) if PART == 'tb' else recorded_rows('real', reqs)):
+    plan = row['harness'].get('plan') or []
+    if PART == 'tb':
+        golds[rid] = (row['harness']['request'], Counter(row['harness']['gold']))
+    for i, t in enumerate(plan):
+        reads = '<resource>' in json.dumps(t.get('args') or {})
+        if t.get('task') == A and t.get('step') and not reads and len(pictures(plan, i)) == 1 and (rid, t['step']) not in seen:
+            seen.add((rid, t['step']))
+            cases.append((rid, t['step'], Counter(x.get('task') for x in plan)))
 print(len(cases), 'cases', flush=True)
 scorer = LlamaCppChatModel(model_path=pq.gguf_path('qwen2.5-coder-1.5b'), n_ctx=4096, n_threads=2).answer_scores
 tally = Counter()

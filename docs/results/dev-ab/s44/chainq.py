@@ -6,9 +6,11 @@ pick (``result`` only when both orders pick it); real requests are tallied again
     python docs/results/dev-ab/s44/chainq.py dev            # every recorded real run of the part
     python docs/results/dev-ab/s44/chainq.py tb RUN.json.gz  # a recorded TaskBench run (read the cases)
 Run from the repository root (one llama.cpp process at a time)."""
-import glob, gzip, json, sys
+import json, sys
 from collections import Counter
 sys.path.insert(0, '.')
+sys.path.insert(0, 'docs/results/dev-ab')
+from _common import recorded_rows
 from benchmarks import planning_quality as pq
 from hugginggpt.agent.plan.chains import chain_cases, reads_result
 from hugginggpt.eval.real_requests import load_real_requests, select_split
@@ -18,24 +20,14 @@ from hugginggpt.tools.table import task_table
 PART = sys.argv[1]
 known = task_table()
 reqs = {r.id: r for r in select_split(load_real_requests(pq.REAL_REQUESTS), PART)} if PART != 'tb' else {}
-paths = sys.argv[2:] if PART == 'tb' else sorted(glob.glob('docs/results/**/*.json*', recursive=True))
 seen, cases = set(), []
-for path in paths:
-    try:
-        d = json.load(gzip.open(path) if path.endswith('.gz') else open(path))
-    except Exception:
-        continue
-    if not isinstance(d, dict) or d.get('set') != ('taskbench' if PART == 'tb' else 'real'):
-        continue
-    for row in d.get('rows', []):
-        rid, h = str(row.get('id')), row['harness']
-        if PART != 'tb' and rid not in reqs:
-            continue
-        for case in chain_cases(h.get('plan') or [], known):
-            key = (rid, case.reader.get('step'), case.maker.get('step'))
-            if key not in seen:
-                seen.add(key)
-                cases.append((rid, h['request'], case))
+for rid, row in (recorded_rows('taskbench', paths=sys.argv[2:]) if PART == 'tb' else recorded_rows('real', reqs)):
+    h = row['harness']
+    for case in chain_cases(h.get('plan') or [], known):
+        key = (rid, case.reader.get('step'), case.maker.get('step'))
+        if key not in seen:
+            seen.add(key)
+            cases.append((rid, h['request'], case))
 print(len(cases), 'cases', flush=True)
 scorer = LlamaCppChatModel(model_path=pq.gguf_path('qwen2.5-coder-1.5b'), n_ctx=4096, n_threads=2).answer_scores
 tally = Counter()

@@ -5,9 +5,11 @@ empty (won), yes where the gold has tasks (lost), no where the gold is empty (ke
 
     python docs/results/dev-ab/s44/chatq.py dev
 Run from the repository root (one llama.cpp process at a time)."""
-import glob, gzip, json, sys
+import json, sys
 from collections import Counter
 sys.path.insert(0, '.')
+sys.path.insert(0, 'docs/results/dev-ab')
+from _common import recorded_rows
 from benchmarks import planning_quality as pq
 from hugginggpt.eval.real_requests import load_real_requests, select_split
 from hugginggpt.llm.llamacpp import LlamaCppChatModel
@@ -21,18 +23,10 @@ reqs = {r.id: r for r in select_split(load_real_requests(pq.REAL_REQUESTS), PART
 
 
 cases = {}
-for path in sorted(glob.glob('docs/results/**/*.json*', recursive=True)):
-    try:
-        d = json.load(gzip.open(path) if path.endswith('.gz') else open(path))
-    except Exception:
-        continue
-    if not isinstance(d, dict) or d.get('set') != 'real':
-        continue
-    for row in d.get('rows', []):
-        rid = str(row.get('id'))
-        if rid in reqs and rid not in cases and echoes_message(
-                Plan.model_validate({'tasks': row['harness'].get('plan') or []}), reqs[rid].request, known):
-            cases[rid] = row['harness']['plan'][0]['task']
+for rid, row in recorded_rows('real', reqs):
+    if rid not in cases and echoes_message(
+            Plan.model_validate({'tasks': row['harness'].get('plan') or []}), reqs[rid].request, known):
+        cases[rid] = row['harness']['plan'][0]['task']
 print(len(cases), 'cases', flush=True)
 scorer = LlamaCppChatModel(model_path=pq.gguf_path('qwen2.5-coder-1.5b'), n_ctx=4096, n_threads=2).answer_scores
 tally = Counter()

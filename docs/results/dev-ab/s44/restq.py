@@ -6,9 +6,11 @@ as many (lost), kept with as many (kept-right) or fewer (kept-wrong).
 
     python docs/results/dev-ab/s44/restq.py dev
 Run from the repository root (one llama.cpp process at a time)."""
-import glob, gzip, json, sys
+import json, sys
 from collections import Counter
 sys.path.insert(0, '.')
+sys.path.insert(0, 'docs/results/dev-ab')
+from _common import recorded_rows
 from benchmarks import planning_quality as pq
 from hugginggpt.agent.plan.choices import LETTERS
 from hugginggpt.eval.real_requests import load_real_requests, select_split
@@ -21,26 +23,16 @@ HUMAN = "A user's request: {r}\n\nOne step of the plan: {s}\n\nWhat is that step
 ASKED = "a part of what the user asks for"
 RESTATES = "only puts together what earlier steps give, which the user gets anyway"
 seen, cases = set(), []
-for path in sorted(glob.glob('docs/results/**/*.json*', recursive=True)):
-    try:
-        d = json.load(gzip.open(path) if path.endswith('.gz') else open(path))
-    except Exception:
-        continue
-    if not isinstance(d, dict) or d.get('set') != 'real':
-        continue
-    for row in d.get('rows', []):
-        rid = str(row.get('id'))
-        plan = row['harness'].get('plan') or []
-        if rid not in reqs:
-            continue
-        read = {int(v.split('-')[1]) for t in plan for v in (t.get('args') or {}).values()
-                if isinstance(v, str) and v.startswith('<resource>-') and v.split('-')[1].isdigit()}
-        for t in plan:
-            text = json.dumps(t.get('args') or {})
-            if (t.get('task') == 'text-generation' and '<resource>-' in text and t['id'] not in read and t.get('step')
-                    and (rid, t['step']) not in seen):
-                seen.add((rid, t['step']))
-                cases.append((rid, t['step'], Counter(x['task'] for x in plan)))
+for rid, row in recorded_rows('real', reqs):
+    plan = row['harness'].get('plan') or []
+    read = {int(v.split('-')[1]) for t in plan for v in (t.get('args') or {}).values()
+            if isinstance(v, str) and v.startswith('<resource>-') and v.split('-')[1].isdigit()}
+    for t in plan:
+        text = json.dumps(t.get('args') or {})
+        if (t.get('task') == 'text-generation' and '<resource>-' in text and t['id'] not in read and t.get('step')
+                and (rid, t['step']) not in seen):
+            seen.add((rid, t['step']))
+            cases.append((rid, t['step'], Counter(x['task'] for x in plan)))
 print(len(cases), 'cases', flush=True)
 scorer = LlamaCppChatModel(model_path=pq.gguf_path('qwen2.5-coder-1.5b'), n_ctx=4096, n_threads=2).answer_scores
 tally = Counter()

@@ -7,9 +7,11 @@ against the gold's edges (the reader's task reading the maker's task).
     python docs/results/dev-ab/s44/textq.py dev
     python docs/results/dev-ab/s44/textq.py tb RUN.json.gz
 Run from the repository root (one llama.cpp process at a time)."""
-import glob, gzip, json, re, sys
+import json, re, sys
 from collections import Counter
 sys.path.insert(0, '.')
+sys.path.insert(0, 'docs/results/dev-ab')
+from _common import recorded_rows
 from benchmarks import planning_quality as pq
 from hugginggpt.eval.real_requests import load_real_requests, select_split
 from hugginggpt.llm.llamacpp import LlamaCppChatModel
@@ -19,7 +21,6 @@ PART = sys.argv[1]
 known = task_table()
 REF = re.compile(r'<resource>-(\d+)')
 reqs = {r.id: r for r in select_split(load_real_requests(pq.REAL_REQUESTS), PART)} if PART != 'tb' else {}
-paths = sys.argv[2:] if PART == 'tb' else sorted(glob.glob('docs/results/**/*.json*', recursive=True))
 SYSTEM = "You choose what one step of a user's request works on."
 HUMAN = ("A user's request: {r}\n\nOne step of it: {s}\n\nWhat text does that step take as its {a}?\nA) {x}\nB) {y}\n\n"
          "Answer with the letter.")
@@ -38,22 +39,13 @@ def cases_of(plan):
 
 
 seen, cases = set(), []
-for path in paths:
-    try:
-        d = json.load(gzip.open(path) if path.endswith('.gz') else open(path))
-    except Exception:
-        continue
-    if not isinstance(d, dict) or d.get('set') != ('taskbench' if PART == 'tb' else 'real'):
-        continue
-    for row in d.get('rows', []):
-        rid, h = str(row.get('id')), row['harness']
-        if PART != 'tb' and rid not in reqs:
-            continue
-        for maker, reader, arg in cases_of(h.get('plan') or []):
-            key = (rid, reader.get('step'), maker.get('step'))
-            if key not in seen:
-                seen.add(key)
-                cases.append((rid, h['request'], maker, reader, arg))
+for rid, row in (recorded_rows('taskbench', paths=sys.argv[2:]) if PART == 'tb' else recorded_rows('real', reqs)):
+    h = row['harness']
+    for maker, reader, arg in cases_of(h.get('plan') or []):
+        key = (rid, reader.get('step'), maker.get('step'))
+        if key not in seen:
+            seen.add(key)
+            cases.append((rid, h['request'], maker, reader, arg))
 print(len(cases), 'cases', flush=True)
 scorer = LlamaCppChatModel(model_path=pq.gguf_path('qwen2.5-coder-1.5b'), n_ctx=4096, n_threads=2).answer_scores
 tally = Counter()
