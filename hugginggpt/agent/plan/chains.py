@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hugginggpt.agent.plan.choices import LETTERS, Scorer, answer_tasks
-from hugginggpt.agent.plan.model import Repair, refs_in
+from hugginggpt.agent.plan.model import Repair, media_files, refs_in
 from hugginggpt.prompts import render_prompt
 from hugginggpt.tools.resources.mentions import same_file
 from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec, map_makers
@@ -41,20 +41,6 @@ class ChainCase:
     file: str
 
 
-def _given_media(task: Mapping[str, Any], spec: TaskSpec) -> list[tuple[str, str, str]]:
-    """``(argument, kind, value)`` of each media argument of ``task`` that holds a file or URL (no reference)."""
-    args = task.get("args")
-    if not isinstance(args, Mapping):
-        return []
-    found = []
-    for name, value in args.items():
-        arg = spec.find_arg(name)
-        if arg is not None and arg.value_kind in MEDIA_KINDS and isinstance(value, str) and value.strip() \
-                and not refs_in(value):
-            found.append((name, arg.value_kind, value))
-    return found
-
-
 def chain_cases(tasks: Sequence[Any], known: Mapping[str, TaskSpec]) -> list[ChainCase]:
     """The steps of ``tasks`` (an answer's tasks, or a plan's dumped) reading a given file beside exactly one
     earlier step that made a new result of the same medium from that file, a result no task reads (its maker makes
@@ -67,14 +53,14 @@ def chain_cases(tasks: Sequence[Any], known: Mapping[str, TaskSpec]) -> list[Cha
         spec = known.get(reader["task"])
         if spec is None:
             continue
-        for name, kind, value in _given_media(reader, spec):
+        for name, kind, value in media_files(reader.get("args"), spec):
             makers = []
             for maker in steps[:position]:
                 made = known.get(maker["task"])
                 if (made is None or made.produces("text") or kind not in made.outputs or maker["task"] in maps
                         or not isinstance(maker.get("id"), int) or maker["id"] in read):
                     continue
-                if any(same_file(value, given) for _, _, given in _given_media(maker, made)):
+                if any(same_file(value, given) for _, _, given in media_files(maker.get("args"), made)):
                     makers.append(maker)
             if len(makers) == 1:
                 cases.append(ChainCase(makers[0], reader, position, name, value))

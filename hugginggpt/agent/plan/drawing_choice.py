@@ -25,7 +25,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from hugginggpt.agent.plan.choices import Scorer, answer_tasks
-from hugginggpt.agent.plan.model import Repair, refs_in
+from hugginggpt.agent.plan.model import Repair, media_files
 from hugginggpt.prompts import render_prompt
 from hugginggpt.tools.resources.mentions import same_file
 from hugginggpt.tools.table import TaskSpec, map_makers
@@ -64,11 +64,9 @@ def edit_cases(tasks: Sequence[Any], known: Mapping[str, TaskSpec], given: Colle
     for position, task in enumerate(tasks):
         if not isinstance(task, Mapping) or task.get("task") != edit or not str(task.get("step") or "").strip():
             continue
-        args = task.get("args") if isinstance(task.get("args"), Mapping) else {}
-        image = next((v for k, v in args.items() if (a := known[edit].find_arg(k)) is not None
-                      and a.value_kind == "image"), None)
-        if (isinstance(image, str) and not refs_in(image) and any(same_file(image, f) for f in given)
-                and not any(same_file(image, m) for m in mapped)):
+        images = [value for _, kind, value in media_files(task.get("args"), known[edit]) if kind == "image"]
+        if (len(images) == 1 and any(same_file(images[0], f) for f in given)
+                and not any(same_file(images[0], m) for m in mapped)):
             found.append(position)
     return found
 

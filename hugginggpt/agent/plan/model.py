@@ -98,6 +98,20 @@ def refs_in(value: Any) -> set[int]:
     return set(ref_ids(_flatten_text(value)))
 
 
+def media_files(args: Any, spec: TaskSpec) -> list[tuple[str, str, str]]:
+    """``(argument, kind, value)`` of each media argument of ``args`` (a task's arguments, for ``spec``) that holds
+    a file or URL: a non-empty text with no ``<resource>-N``. Empty when ``args`` is no mapping."""
+    if not isinstance(args, Mapping):
+        return []
+    found = []
+    for name, value in args.items():
+        arg = spec.find_arg(name)
+        if arg is not None and arg.value_kind in MEDIA_KINDS and isinstance(value, str) and value.strip() \
+                and not refs_in(value):
+            found.append((name, arg.value_kind, value))
+    return found
+
+
 def media_read(reader: PlanTask, source: int, known: dict[str, TaskSpec]) -> str | None:
     """The media kind (image, audio, video) as which ``reader`` takes task ``source``'s output; None
     when it reads it as text or data, or not at all."""
