@@ -297,8 +297,9 @@ class _Attempt:
     async def _checked(self, raw_text: str, data: Any, message: Any) -> tuple[Any, list[Repair]]:
         """``data`` with the task names the model chose narrowly (when the answer lists such choices), the
         tasks that have a twin or a sibling (``choices.py``), the steps reading a file beside an unread new
-        version of it (``chains.py``) and the edits of a given photo (``drawing_choice.py``), asked about alone, when the controller scores replies; the repairs that made. A step whose narrow choice was already asked about between it and its twin or
-        sibling is not asked twice."""
+        version of it (``chains.py``) and the edits of a given photo (``drawing_choice.py``), asked about alone,
+        when the controller scores replies; the repairs that made. A step whose narrow choice was already asked
+        about between it and its twin or sibling is not asked twice."""
         close = (getattr(message, "response_metadata", None) or {}).get("close_calls")
         scorer = getattr(self.planner.llm, "answer_scores", None)
         if scorer is None or not settings.switch("choice_check"):
@@ -349,8 +350,8 @@ class _Attempt:
         return None
 
     async def run(self, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
-        """The answer planning keeps (``_choose``, then ``_delivered``, then ``_voted``), with a note when it
-        makes none of a wanted kind."""
+        """The answer planning keeps (``_choose``, then ``_delivered``, then ``_voted``, then ``_small_talk``),
+        with a note when it makes none of a wanted kind."""
         answer = await self._delivered(await self._choose(messages, config), messages, config)
         return self._noted(await self._small_talk(await self._voted(answer, messages, config)))
 
@@ -371,9 +372,10 @@ class _Attempt:
         if not chat:
             return answer
         task = answer.plan.tasks[0]
-        return replace(answer, plan=Plan(), repairs=[*answer.repairs, {"task_id": task.id, "pass": "planner", "reason": (
-            f"the plan handed the whole message to {task.task}; asked alone, the model says it is small talk (a "
-            "greeting, thanks, a question about the assistant): no task, the response answers it")}])
+        why = (f"the plan handed the whole message to {task.task}; asked alone, the model says it is small talk (a "
+               "greeting, thanks, a question about the assistant): no task, the response answers it")
+        return replace(answer, plan=Plan(), repairs=[*answer.repairs, {"task_id": task.id, "pass": "planner",
+                                                                         "reason": why}])
 
     async def _voted(self, answer: _Answer, messages: list[BaseMessage], config: RunnableConfig) -> _Answer:
         """``answer``, or the plan most draws agree on (``vote.py``) when ``HUGGINGGPT_PLAN_DRAWS`` asks for 3 or
