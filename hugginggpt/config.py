@@ -108,11 +108,15 @@ TABLE: tuple[Setting, ...] = (
             "checked, redrawn if refused) or `full` (llama-cpp-python's own sampler)", options=("checked", "full")),
     Setting("HUGGINGGPT_JUMP_FORWARD", "on", "embedded JSON grammar: on decodes the text the grammar forces "
             "in one batch (with `checked` sampling), off one token at a time", on_off=True),
-    Setting("HUGGINGGPT_CHOICE_CHECK", "on", "planning: on asks about each task name the embedded model chose "
-            "narrowly (between it and one or two others) in a question of its own, off keeps its answer", on_off=True),
+    Setting("HUGGINGGPT_CHOICE_CHECK", "on", "planning: on asks the embedded model, in questions of their own, "
+            "about each task name it chose narrowly (between it and one or two others), each step of a task with a "
+            "twin or sibling, each step reading a file beside an unread new version of it (which it works on), and "
+            "each edit of a photo the user gives (an edit, or a drawing along a map of it); off keeps its answer",
+            on_off=True),
     Setting("HUGGINGGPT_WANTS_CHECK", "on", "planning: on asks the embedded model alone whether the user wants "
             "back a picture, sound or video that its answer says is wanted and no task makes, and plans afresh "
-            "once when it says yes in both orders; off keeps the answer with a note", on_off=True),
+            "once when it says yes in both orders; and, for a plan of one task handed the whole message, whether "
+            "the message is small talk (then no task); off keeps the answer with a note", on_off=True),
     Setting("HUGGINGGPT_PLAN_DRAWS", "1", "planning: how many plans a sampling controller draws for a request "
             "(each with the next seed, at its own temperature); 3 or more keeps the plan most draws agree on, "
             "stopping once the rest cannot change it (about twice the planning calls for 3); 1: one draw"),
