@@ -317,6 +317,15 @@ def map_makers(known: Mapping[str, TaskSpec]) -> set[str]:
     return {spec.map_by for spec in known.values() if spec.map_by} | {n for n, s in known.items() if s.drawn_by}
 
 
+def media_makers(known: Mapping[str, TaskSpec]) -> set[str]:
+    """The tasks of ``known`` whose result is a picture, sound or video: they make a medium, no text and no condition
+    map (``map_makers``): a drawing, an edit, a cleaned sound; not a detection (its boxed picture is not what it
+    finds), nor a depth map."""
+    maps = map_makers(known)
+    return {name for name, spec in known.items()
+            if set(spec.outputs) & set(MEDIA_KINDS) and not spec.produces("text") and name not in maps}
+
+
 def task_table() -> dict[str, TaskSpec]:
     """All tool tasks by name, in table order (loaded once; do not mutate the returned dict)."""
     return _shipped()[0]

@@ -10,7 +10,7 @@ the earlier step, in its own words), in both orders, the step reads the earlier 
 it (``reads_result``). Only a maker whose result is a new version of that medium counts (an enhancement, an edit,
 a cleaned sound: it makes no text, so a detection's boxed picture is not one, and it makes no condition map, so a
 depth map or canny edges are not: "how deep is everything in that picture? also segment it" segments the picture),
-only one per file and reader (``tools.table.map_makers``), and only when its result is read by no task.
+only one per file and reader (``tools.table.media_makers``), and only when its result is read by no task.
 ``check_chains`` asks about each such step of an answer (``{"tasks": [...]}``, as the planner wrote it) and rewires
 the ones the model says read the result.
 """
@@ -22,11 +22,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hugginggpt.agent.plan.choices import LETTERS, Scorer, answer_tasks
+from hugginggpt.agent.plan.choices import Scorer, answer_tasks, chosen_in_each, lettered
 from hugginggpt.agent.plan.model import Repair, media_files, refs_in
-from hugginggpt.prompts import render_prompt
 from hugginggpt.tools.resources.mentions import same_file
-from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec, map_makers
+from hugginggpt.tools.table import TaskSpec, media_makers
 
 
 @dataclass(frozen=True)
@@ -47,7 +46,7 @@ def chain_cases(tasks: Sequence[Any], known: Mapping[str, TaskSpec]) -> list[Cha
     no text and no condition map)."""
     steps = [t for t in tasks if isinstance(t, Mapping) and isinstance(t.get("task"), str)]
     read = {ref for t in steps for ref in refs_in(t.get("args") or {})}
-    maps = map_makers(known)
+    new_versions = media_makers(known)
     cases = []
     for position, reader in enumerate(steps):
         spec = known.get(reader["task"])
@@ -57,7 +56,7 @@ def chain_cases(tasks: Sequence[Any], known: Mapping[str, TaskSpec]) -> list[Cha
             makers = []
             for maker in steps[:position]:
                 made = known.get(maker["task"])
-                if (made is None or made.produces("text") or kind not in made.outputs or maker["task"] in maps
+                if (made is None or maker["task"] not in new_versions or kind not in made.outputs
                         or not isinstance(maker.get("id"), int) or maker["id"] in read):
                     continue
                 if any(same_file(value, given) for _, _, given in media_files(maker.get("args"), made)):
@@ -73,10 +72,7 @@ def _words(task: Mapping[str, Any]) -> str:
 
 def input_messages(request: str, case: ChainCase, options: Sequence[str]) -> list[tuple[str, str]]:
     """The question which of the lettered ``options`` the step of ``case`` works on."""
-    lines = "\n".join(f"{letter}) {option}" for letter, option in zip(LETTERS, options))
-    system, _, human = render_prompt("planning_input", request=request, step=_words(case.reader),
-                                     options=lines).partition("\n---\n")
-    return [("system", system.strip()), ("human", human.strip())]
+    return lettered("planning_input", options, request=request, step=_words(case.reader))
 
 
 def reads_result(scorer: Scorer, request: str, case: ChainCase) -> bool:
@@ -84,11 +80,8 @@ def reads_result(scorer: Scorer, request: str, case: ChainCase) -> bool:
     on the file as the user gave it: both orders of the two answers pick the result."""
     given = f"{case.file}, as the user gave it"
     result = f'the result of the earlier step "{_words(case.maker)}"'
-    for options in ((given, result), (result, given)):
-        scores = scorer(input_messages(request, case, options), list(LETTERS[:2]))
-        if options[max(range(2), key=scores.__getitem__)] != result:
-            return False
-    return True
+    return chosen_in_each(scorer, lambda options: input_messages(request, case, options),
+                          ((given, result), (result, given)), result)
 
 
 async def check_chains(scorer: Scorer, request: str, data: Any,

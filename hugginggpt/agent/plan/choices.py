@@ -40,13 +40,14 @@ from typing import Any
 from hugginggpt.agent.plan.model import Repair, refs_in
 from hugginggpt.prompts import render_prompt
 from hugginggpt.tools.resources.mentions import same_file
-from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec, map_makers, task_table
+from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec, media_makers, task_table
 
 MAX_GAP = 1.5
 """A choice counts as narrow when the token drawn led the runner-up by at most this many logits."""
 MAX_OTHERS = 2
 """The most other task names a runner-up may lead to for the choice to be asked about."""
-LETTERS = "ABC"
+LETTERS = "ABCDEFGHIJ"
+"""The letters of a question's answers, in order (a narrow choice has at most three)."""
 
 _TASK_VALUE = re.compile(r'"task"\s*:\s*"([^"\\]*)"')
 
@@ -129,10 +130,27 @@ def choice_messages(request: str, step: str, options: Sequence[str],
     related = partners(known)
     contrast = all(known[name].contrast for name in options) and all(
         other in related.get(options[0], ()) or options[0] in related.get(other, ()) for other in options[1:])
-    lines = "\n".join(f"{letter}) {name}: {known[name].contrast if contrast else known[name].description}"
-                      for letter, name in zip(LETTERS, options))
-    system, _, human = render_prompt("planning_choice", request=request, step=step, options=lines).partition("\n---\n")
+    return lettered("planning_choice", [f"{name}: {known[name].contrast if contrast else known[name].description}"
+                                        for name in options], request=request, step=step)
+
+
+def lettered(prompt: str, options: Sequence[str], **fields: str) -> list[tuple[str, str]]:
+    """The chat messages of the question ``prompt`` (a template of ``hugginggpt/prompts``: system, ``---``, human)
+    with ``fields`` filled and ``options`` as its lettered answers (``A) ...``, one a line)."""
+    lines = "\n".join(f"{letter}) {option}" for letter, option in zip(LETTERS, options))
+    system, _, human = render_prompt(prompt, options=lines, **fields).partition("\n---\n")
     return [("system", system.strip()), ("human", human.strip())]
+
+
+def chosen_in_each(scorer: Scorer, messages_of: Callable[[Sequence[str]], list[tuple[str, str]]],
+                   orders: Sequence[Sequence[str]], wanted: str) -> bool:
+    """Whether the model picks ``wanted`` asked with each order of the answers in ``orders`` (``messages_of`` makes
+    the question for one order), the highest-scored letter taken; asking stops at the first order that does not."""
+    for options in orders:
+        scores = scorer(messages_of(options), list(LETTERS[:len(options)]))
+        if options[max(range(len(options)), key=scores.__getitem__)] != wanted:
+            return False
+    return True
 
 
 def picked(scorer: Scorer, request: str, step: str, options: Sequence[str], known: Mapping[str, TaskSpec]) -> str:
@@ -285,16 +303,15 @@ def _fills(args: Any, chosen: TaskSpec, other: TaskSpec, step: str,
     return filled if swappable({**args, **filled}, chosen, other) else None
 
 
-def _made_before(tasks: Sequence[Any], index: int, known: Mapping[str, TaskSpec]) -> dict[str, list[str]]:
-    """Each medium made by the tasks of an answer before position ``index`` whose result is that medium (they make
-    no text: a detection's boxed picture is not what it finds; and no condition map, ``map_makers``: a depth map is
-    no picture to caption or edit), with their ``<resource>-N``."""
-    maps = map_makers(known)
+def _made_before(tasks: Sequence[Any], index: int, known: Mapping[str, TaskSpec],
+                 makers: Collection[str]) -> dict[str, list[str]]:
+    """Each medium made by the tasks of an answer before position ``index`` whose result is that medium (``makers``:
+    ``media_makers``; a detection's boxed picture or a depth map is no picture to caption or edit), with their
+    ``<resource>-N``."""
     made: dict[str, list[str]] = {}
     for task in tasks[:index]:
         spec = known.get(task.get("task")) if isinstance(task, Mapping) else None
-        if (spec is not None and isinstance(task.get("id"), int) and not spec.produces("text")
-                and task["task"] not in maps):
+        if spec is not None and isinstance(task.get("id"), int) and task["task"] in makers:
             for kind in set(spec.outputs) & set(MEDIA_KINDS):
                 made.setdefault(kind, []).append(f"<resource>-{task['id']}")
     return made
@@ -308,6 +325,7 @@ async def check_twins(scorer: Scorer, request: str, data: Any, known: Mapping[st
     words. Tasks at the positions in ``skip`` (already asked about) are left. The repairs saying so, and how many
     steps were asked about."""
     twin_of = twins(known)
+    makers = media_makers(known)
     pairs = partners(known, twin_of)
     tasks = answer_tasks(data)
     if tasks is None or not pairs:
@@ -320,7 +338,7 @@ async def check_twins(scorer: Scorer, request: str, data: Any, known: Mapping[st
         if not isinstance(chosen, str) or index in skip:
             continue
         step = str(task.get("step") or "").strip()
-        made = _made_before(tasks, index, known)
+        made = _made_before(tasks, index, known, makers)
         fills = {o: _fills(task.get("args") or {}, known[chosen], known[o], step, made) for o in pairs.get(chosen, ())}
         others = [o for o, filled in fills.items() if filled is not None]
         if not others:

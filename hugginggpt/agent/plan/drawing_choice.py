@@ -24,16 +24,14 @@ import asyncio
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from hugginggpt.agent.plan.choices import Scorer, answer_tasks
+from hugginggpt.agent.plan.choices import LETTERS, Scorer, answer_tasks, chosen_in_each, lettered
 from hugginggpt.agent.plan.model import Repair, media_files
-from hugginggpt.prompts import render_prompt
 from hugginggpt.tools.resources.mentions import same_file
 from hugginggpt.tools.table import TaskSpec, map_makers
 
 DRAW = ("Draw a new picture of what a text says that keeps only the pose, outlines, lines, depth, surface or layout "
         "of a picture: everything else is new.")
 """The first question's other answer: a drawing along some condition map of the picture."""
-LETTERS = "ABCDEFGHIJ"
 
 
 def edit_task(known: Mapping[str, TaskSpec]) -> str | None:
@@ -71,27 +69,23 @@ def edit_cases(tasks: Sequence[Any], known: Mapping[str, TaskSpec], given: Colle
     return found
 
 
-def _scores(scorer: Scorer, request: str, step: str, texts: Sequence[str]) -> list[float]:
-    lines = "\n".join(f"{letter}) {text}" for letter, text in zip(LETTERS, texts))
-    system, _, human = render_prompt("planning_choice", request=request, step=step, options=lines).partition("\n---\n")
-    return scorer([("system", system.strip()), ("human", human.strip())], list(LETTERS[:len(texts)]))
-
-
 def picked_drawing(scorer: Scorer, request: str, step: str, known: Mapping[str, TaskSpec]) -> str | None:
     """The drawing the model says the edit step is (the two questions of the module's docstring), None when it
     says edit in either order of the first."""
     edit, options = edit_task(known), drawings(known)
     if edit is None or not options:
         return None
+    def question(texts: Sequence[str]) -> list[tuple[str, str]]:
+        return lettered("planning_choice", texts, request=request, step=step)
+
     first = [known[edit].contrast or known[edit].description, DRAW]
-    for order in (first, first[::-1]):
-        scores = _scores(scorer, request, step, order)
-        if order[max(range(2), key=scores.__getitem__)] != DRAW:
-            return None
+    if not chosen_in_each(scorer, question, (first, first[::-1]), DRAW):
+        return None
     total = dict.fromkeys(options, 0.0)
     for shift in range(len(options)):
         order = options[shift:] + options[:shift]
-        for name, score in zip(order, _scores(scorer, request, step, [known[n].contrast for n in order])):
+        scores = scorer(question([known[n].contrast for n in order]), list(LETTERS[:len(order)]))
+        for name, score in zip(order, scores):
             total[name] += score
     return max(options, key=total.__getitem__)
 
@@ -117,7 +111,7 @@ async def check_drawings(scorer: Scorer, request: str, data: Any, known: Mapping
         if drawing is None:
             continue
         args = task.get("args") or {}
-        image = next(v for k, v in args.items() if (a := known[edit].find_arg(k)) is not None and a.value_kind == "image")
+        image = next(value for _, kind, value in media_files(args, known[edit]) if kind == "image")
         said = next((v for k, v in args.items() if (a := known[edit].find_arg(k)) is not None and a.value_kind == "text"
                      and isinstance(v, str) and v.strip()), step)
         spec = known[drawing]

@@ -23,10 +23,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hugginggpt.agent.plan.choices import LETTERS, Scorer
+from hugginggpt.agent.plan.choices import LETTERS, Scorer, chosen_in_each, lettered
 from hugginggpt.agent.plan.model import Plan, refs_in
 from hugginggpt.agent.plan.references import makers_of
-from hugginggpt.prompts import render_prompt
 from hugginggpt.tools.schemas import WANTED_KINDS
 from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
 
@@ -70,20 +69,14 @@ WHAT = {"image": "a picture", "audio": "a sound or spoken audio", "video": "a vi
 def wanted_messages(request: str, kind: str, options: Sequence[str]) -> list[tuple[str, str]]:
     """The question whether ``request`` asks to get a result of media ``kind`` back, with the lettered
     ``options`` ("yes", "no" in some order)."""
-    lines = "\n".join(f"{letter}) {option}" for letter, option in zip(LETTERS, options))
-    system, _, human = render_prompt("planning_wanted", request=request, what=WHAT[kind],
-                                     options=lines).partition("\n---\n")
-    return [("system", system.strip()), ("human", human.strip())]
+    return lettered("planning_wanted", options, request=request, what=WHAT[kind])
 
 
 def confirmed_want(scorer: Scorer, request: str, kind: str) -> bool:
     """Whether the model, asked alone, says that ``request`` asks to get a result of media ``kind`` back: its
     reply scored with "yes" first and with "no" first (a small model favours a position), yes in both."""
-    for options in (("yes", "no"), ("no", "yes")):
-        scores = scorer(wanted_messages(request, kind, options), list(LETTERS[:2]))
-        if options[max(range(2), key=scores.__getitem__)] != "yes":
-            return False
-    return True
+    return chosen_in_each(scorer, lambda options: wanted_messages(request, kind, options),
+                          (("yes", "no"), ("no", "yes")), "yes")
 
 
 def delivered_kinds(steps: Sequence[Mapping[str, Any]], known: Mapping[str, TaskSpec]) -> list[str]:
@@ -132,9 +125,7 @@ def only_chat(scorer: Scorer, message: str) -> bool:
     about the assistant) rather than a request for something made or answered: asked with small talk first and
     last, it leads by ``CHAT_MARGIN`` in both."""
     for options in (CHAT, CHAT[::-1]):
-        lines = "\n".join(f"{letter}) {option}" for letter, option in zip(LETTERS, options))
-        system, _, human = render_prompt("planning_chat", request=message, options=lines).partition("\n---\n")
-        scores = scorer([("system", system.strip()), ("human", human.strip())], list(LETTERS[:2]))
+        scores = scorer(lettered("planning_chat", options, request=message), list(LETTERS[:2]))
         chat = options.index(CHAT[0])
         if scores[chat] - scores[1 - chat] < CHAT_MARGIN:
             return False
