@@ -148,6 +148,15 @@ class TaskSpec(BaseModel):
     #: reads no earlier result (text generation written for "caption the picture": image-to-text;
     #: ``agent/plan/choices.py``).
     siblings: list[str] = Field(default_factory=list)
+    #: For a sibling: which of its arguments takes which of this task's values when a step written as this task
+    #: is renamed to it (text-ranking's ``texts`` is summarization's ``text``: a list gives its one value, and a
+    #: list of several cannot be one text, so such a step is not asked about); others it lacks are filled as
+    #: ``siblings`` says.
+    sibling_args: dict[str, dict[str, str]] = Field(default_factory=dict)
+    #: For a task that makes something from words alone: what it gives the user, in a few words ("a picture",
+    #: "music or a sound"). A step written again as the same such task is asked which of these it gives
+    #: (``agent/plan/repeats.py``).
+    gives: str = ""
     #: Arguments whose values, given again, leave the task's own output as it is: a text already in
     #: ``tgt_lang`` translates to itself. A step running the task on the whole output of a step of the same
     #: task, with the same values of these (each written in both), finds nothing new
@@ -280,6 +289,15 @@ def parse_table(data: Any, source: str = "task table") -> tuple[dict[str, TaskSp
                                      "table")
             if not (spec.contrast and specs[other].contrast):
                 raise TaskTableError(f"{source}: task {name!r} and its sibling {other!r} each need a contrast")
+        for other, carried in spec.sibling_args.items():
+            if other not in spec.siblings:
+                raise TaskTableError(f"{source}: task {name!r}: sibling_args names {other!r}, which is none of its "
+                                     "siblings")
+            wrong = [f"{theirs}: {mine}" for theirs, mine in carried.items()
+                     if specs[other].find_arg(theirs) is None or spec.find_arg(mine) is None]
+            if wrong:
+                raise TaskTableError(f"{source}: task {name!r}: sibling_args for {other!r} names arguments that are "
+                                     f"not {other!r}'s and {name!r}'s ({', '.join(wrong)})")
     readers: dict[str, str] = {}
     for name, spec in specs.items():
         for kind in spec.text_of:

@@ -229,7 +229,10 @@ def test_siblings_are_asked_about_with_their_contrast_and_only_with_each_other()
     pairs = partners(KNOWN)
     assert pairs["object-detection"] == ["visual-question-answering"] == pairs["keypoint-detection"]
     assert "visual-question-answering" not in pairs and pairs["text-to-speech"] == ["text-to-audio"]
-    assert pairs["text-classification"] == ["text2text-generation"] and "text2text-generation" not in pairs
+    assert pairs["text-classification"] == ["text2text-generation"]
+    assert pairs["text2text-generation"] == ["question-answering"] and "question-answering" not in pairs
+    assert pairs["text-ranking"] == ["summarization"] and "summarization" not in pairs
+    assert pairs["image-segmentation"] == ["image-to-image"]
     assert pairs["zero-shot-classification"] == ["text-classification"]
     assert pairs["image-classification"] == ["object-detection"] and pairs["image-text-to-image"] == ["image-to-image"]
     assert pairs["text-generation"] == ["image-to-text"] and "image-to-text" not in pairs
@@ -291,6 +294,67 @@ async def test_a_step_is_asked_about_against_its_sibling_and_keeps_the_arguments
     assert asked == 1 and "are siblings" in repairs[0]["reason"]
     data, repairs, asked = await check_twins(favouring(written), "...", answer, KNOWN)
     assert data is answer and not repairs and asked == 1
+
+
+@pytest.mark.parametrize("written, sibling, args, renamed_args, said", [
+    # "要点をまとめて" written as a ranking of the one transcript: the summary reads the transcript
+    ("text-ranking", "summarization", {"query": "会議の要点", "texts": ["<resource>-0"]}, {"text": "<resource>-0"},
+     "text: what it read as texts"),
+    # "根据这段话回答：长城有多长？'...'" written as a rewrite of the passage: the passage is the context, the step
+    # the question
+    ("text2text-generation", "question-answering", {"text": "长城是中国古代的军事防御工程。"},
+     {"context": "长城是中国古代的军事防御工程。", "question": "the step's own words"}, "context: what it read as text"),
+])
+async def test_a_sibling_reads_the_values_the_task_table_carries_over(written, sibling, args, renamed_args, said):
+    from hugginggpt.agent.plan.choices import check_twins
+
+    answer = {"tasks": [
+        {"step": "transcribe it", "task": "automatic-speech-recognition", "id": 0, "args": {"audio": "a.mp3"}},
+        {"step": "the step's own words", "task": written, "id": 1, "args": args}]}
+    data, repairs, asked = await check_twins(favouring(sibling), "...", answer, KNOWN)
+    assert data["tasks"][1]["task"] == sibling and data["tasks"][1]["args"] == renamed_args
+    assert asked == 1 and said in repairs[0]["reason"]
+
+
+async def test_a_ranking_of_several_texts_is_not_asked_about_against_a_summary():
+    """A list of several texts cannot be one text to summarize: the step is a ranking as written."""
+    from hugginggpt.agent.plan.choices import check_twins
+
+    answer = {"tasks": [{"step": "rank them", "task": "text-ranking", "id": 0,
+                         "args": {"query": "fresh basil", "texts": ["Keep it in water.", "Basil is from Asia."]}}]}
+    data, repairs, asked = await check_twins(favouring("summarization"), "...", answer, KNOWN)
+    assert data is answer and not repairs and asked == 0
+
+
+def test_the_task_table_rejects_sibling_args_for_no_sibling_or_no_argument(tmp_path):
+    from hugginggpt.errors import TaskTableError
+    from hugginggpt.tools.table import load_table
+
+    def table(sibling_args: str) -> str:
+        path = tmp_path / "tasks.yaml"
+        path.write_text(f"""tasks:
+  a:
+    category: nlp
+    description: A.
+    args: [{{name: text, kind: text, required: true, description: T.}}]
+    outputs: [text]
+    contrast: A.
+    siblings: [b]
+    sibling_args: {sibling_args}
+  b:
+    category: nlp
+    description: B.
+    args: [{{name: passage, kind: text, required: true, description: P.}}]
+    outputs: [text]
+    contrast: B.
+""")
+        return str(path)
+
+    assert load_table(table("{b: {passage: text}}"))[0]["a"].sibling_args == {"b": {"passage": "text"}}
+    with pytest.raises(TaskTableError, match="none of its siblings"):
+        load_table(table("{a: {text: text}}"))
+    with pytest.raises(TaskTableError, match="passage: texts"):
+        load_table(table("{b: {passage: texts}}"))
 
 
 @pytest.mark.parametrize("made, step", [

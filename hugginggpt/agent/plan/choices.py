@@ -193,7 +193,7 @@ async def check_choices(scorer: Scorer, request: str, text: str, data: Any,
             f"the planner chose {choice.chosen} over {pick} by a narrow margin; asked about this step alone, "
             f"in both orders, it picks {pick}")})
         for index in alike:
-            _rename(tasks[index], pick, known)
+            rename(tasks[index], pick, known)
             repairs.append({"task_id": tasks[index].get("id"), "pass": "choice", "reason": (
                 f"does what task {task.get('id')} does on another file of the same list: {pick}, as that step")})
     return _with_tasks(data, tasks, repairs), repairs, asked
@@ -228,17 +228,17 @@ def alike_steps(tasks: Sequence[Any], index: int, lists: Sequence[Sequence[str]]
 async def _renamed(scorer: Scorer, request: str, task: dict[str, Any], options: Sequence[str],
                    known: Mapping[str, TaskSpec], filled: Mapping[str, Any] | None = None) -> str | None:
     """Ask about ``task`` (an answer's task, its name first in ``options``) alone (``picked``); when the model
-    picks another option, rename ``task`` to it in place (``_rename``, with ``filled``) and return the new name;
+    picks another option, rename ``task`` to it in place (``rename``, with ``filled``) and return the new name;
     else None."""
     step = str(task.get("step") or "").strip() or options[0]
     pick = await asyncio.to_thread(picked, scorer, request, step, list(options), known)
     if pick == options[0]:
         return None
-    _rename(task, pick, known, filled)
+    rename(task, pick, known, filled)
     return pick
 
 
-def _rename(task: dict[str, Any], name: str, known: Mapping[str, TaskSpec],
+def rename(task: dict[str, Any], name: str, known: Mapping[str, TaskSpec],
             filled: Mapping[str, Any] | None = None) -> None:
     """``task`` (an answer's task) renamed to ``name`` in place: the arguments that task takes are kept, and each
     required one it lacks is its value in ``filled`` (``_fills``), else the step's own words (a sibling's
@@ -285,14 +285,24 @@ def partners(known: Mapping[str, TaskSpec], twin_of: Mapping[str, str] | None = 
 def _fills(args: Any, chosen: TaskSpec, other: TaskSpec, step: str,
            made: Mapping[str, Sequence[str]]) -> dict[str, Any] | None:
     """What ``other`` reads and ``args`` (written for ``chosen``) lack, when ``other`` runs on them once it is
-    filled (``swappable``), else None: a required text is the step's own words (a sibling's question); a required
-    medium, for a step whose arguments read no earlier result, the output of the one earlier task making that
-    medium (``made``: each medium's ``<resource>-N`` of the tasks before the step that make it)."""
+    filled (``swappable``), else None: an argument ``chosen.sibling_args`` carries over is the value written for
+    ``chosen`` (a list's one value; a list of several cannot be carried); a required text is the step's own words
+    (a sibling's question); a required medium, for a step whose arguments read no earlier result, the output of the
+    one earlier task making that medium (``made``: each medium's ``<resource>-N`` of the tasks before the step that
+    make it)."""
     if not isinstance(args, Mapping):
         return None
     filled: dict[str, Any] = {}
+    for theirs, mine in chosen.sibling_args.get(other.name, {}).items():
+        value = args.get(mine)
+        if isinstance(value, list):
+            if len(value) != 1:
+                return None
+            value = value[0]
+        if isinstance(value, str) and value.strip():
+            filled[theirs] = value
     for arg in other.required_args:
-        if arg.name in args:
+        if arg.name in args or arg.name in filled:
             continue
         if arg.value_kind == "text" and step:
             filled[arg.name] = step
@@ -350,8 +360,10 @@ async def check_twins(scorer: Scorer, request: str, data: Any, known: Mapping[st
             continue
         kind = ("take the same inputs and make the same kind of output" if pick == twin_of.get(chosen)
                 else "are siblings")
-        said = [f"{name}: the step's own words" if value == step else f"{name}: {value}, the one made before it"
-                for name, value in (filled or {}).items()]
+        carried = known[chosen].sibling_args.get(pick, {})
+        said = [f"{name}: the step's own words" if value == step
+                else f"{name}: what it read as {carried[name]}" if name in carried
+                else f"{name}: {value}, the one made before it" for name, value in (filled or {}).items()]
         repairs.append({"task_id": task.get("id"), "pass": "choice", "reason": (
             f"{chosen} and {pick} {kind}; asked about this step alone, in both orders, the planner picks {pick}"
             + (f" ({'; '.join(said)})" if said else ""))})

@@ -59,6 +59,7 @@ from hugginggpt.agent.plan.choices import check_choices, check_twins, partners
 from hugginggpt.agent.plan.check import problems, repeated_steps, unread_files
 from hugginggpt.agent.plan.context import PlanContext, given_files, input_kinds, request_inputs
 from hugginggpt.agent.plan.drawing_choice import check_drawings
+from hugginggpt.agent.plan.repeats import check_repeats
 from hugginggpt.agent.plan.demonstrations import DEFAULT_K
 from hugginggpt.agent.plan.model import MAX_TASKS, Plan, Repair
 from hugginggpt.agent.plan.outputs import (confirmed_want, echoes_message, only_chat, stated_wants, undelivered,
@@ -209,6 +210,8 @@ class Planner:
             counted["input_checks"] = attempt.inputs_asked
         if attempt.drawings_asked:
             counted["drawing_checks"] = attempt.drawings_asked
+        if attempt.repeats_asked:
+            counted["repeat_checks"] = attempt.repeats_asked
         if attempt.votes:
             counted["plan_votes"] = attempt.votes
         return PlanResult(plan=answer.plan, repairs=answer.repairs, raw_outputs=attempt.raw_outputs,
@@ -250,6 +253,7 @@ class _Attempt:
         self.wants_asked = 0  # wanted kinds no task makes, asked about alone (two scoring passes each)
         self.inputs_asked = 0  # steps reading a file beside an unread new version of it, asked alone (``chains.py``)
         self.drawings_asked = 0  # edits of a given photo asked whether they draw along a map (``drawing_choice.py``)
+        self.repeats_asked = 0  # generations written again asked what they give (``repeats.py``)
         self.confirmed: dict[str, bool] = {}  # the answers to those questions, by kind
         self.votes = 0  # usable plans a vote among draws counted (0: no vote)
 
@@ -296,10 +300,10 @@ class _Attempt:
 
     async def _checked(self, raw_text: str, data: Any, message: Any) -> tuple[Any, list[Repair]]:
         """``data`` with the task names the model chose narrowly (when the answer lists such choices), the
-        tasks that have a twin or a sibling (``choices.py``), the steps reading a file beside an unread new
-        version of it (``chains.py``) and the edits of a given photo (``drawing_choice.py``), asked about alone,
-        when the controller scores replies; the repairs that made. A step whose narrow choice was already asked
-        about between it and its twin or sibling is not asked twice."""
+        tasks that have a twin or a sibling (``choices.py``), a generation written again (``repeats.py``), the steps
+        reading a file beside an unread new version of it (``chains.py``) and the edits of a given photo
+        (``drawing_choice.py``), asked about alone, when the controller scores replies; the repairs that made. A step
+        whose narrow choice was already asked about between it and its twin or sibling is not asked twice."""
         close = (getattr(message, "response_metadata", None) or {}).get("close_calls")
         scorer = getattr(self.planner.llm, "answer_scores", None)
         if scorer is None or not settings.switch("choice_check"):
@@ -314,11 +318,13 @@ class _Attempt:
             skip = {index for index, (chosen, *others) in asked.items() if set(pairs.get(chosen, ())) & set(others)}
         data, more, asked = await check_twins(scorer, self.words, data, self.tasks, skip)
         self.twins_asked += asked
+        data, repeated, asked = await check_repeats(scorer, self.words, data, self.tasks)
+        self.repeats_asked += asked
         data, chained, asked = await check_chains(scorer, self.words, data, self.tasks)
         self.inputs_asked += asked
         data, drawn, asked = await check_drawings(scorer, self.words, data, self.tasks, self.given)
         self.drawings_asked += asked
-        return data, [*repairs, *more, *chained, *drawn]
+        return data, [*repairs, *more, *repeated, *chained, *drawn]
 
     def _validate(self, asked: tuple[Any, list[Repair]]) -> _Answer:
         data, read_repairs = asked
