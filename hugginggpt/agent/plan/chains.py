@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hugginggpt.agent.plan.choices import Scorer, answer_tasks, chosen_in_each, lettered
+from hugginggpt.agent.plan.choices import Scorer, answer_tasks, chosen_in_each, lettered, with_tasks
 from hugginggpt.agent.plan.model import Repair, media_files, refs_in
 from hugginggpt.tools.resources.mentions import same_file
 from hugginggpt.tools.table import TaskSpec, media_makers
@@ -105,6 +105,4 @@ async def check_chains(scorer: Scorer, request: str, data: Any,
             f"{case.arg} read {case.file}, beside task {case.maker['id']} ({case.maker['task']}) that made a new one "
             f"from it which nothing read; asked about this step alone, in both orders, the planner says it works "
             f"on that result")})
-    if not repairs:
-        return data, [], len(cases)
-    return ({**data, "tasks": tasks} if isinstance(data, Mapping) else tasks), repairs, len(cases)
+    return with_tasks(data, tasks, repairs), repairs, len(cases)

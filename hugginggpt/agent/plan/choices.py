@@ -196,7 +196,7 @@ async def check_choices(scorer: Scorer, request: str, text: str, data: Any,
             rename(tasks[index], pick, known)
             repairs.append({"task_id": tasks[index].get("id"), "pass": "choice", "reason": (
                 f"does what task {task.get('id')} does on another file of the same list: {pick}, as that step")})
-    return _with_tasks(data, tasks, repairs), repairs, asked
+    return with_tasks(data, tasks, repairs), repairs, asked
 
 
 def alike_steps(tasks: Sequence[Any], index: int, lists: Sequence[Sequence[str]]) -> list[int]:
@@ -250,8 +250,9 @@ def rename(task: dict[str, Any], name: str, known: Mapping[str, TaskSpec],
                                for arg in known[name].required_args if arg.name not in args}}
 
 
-def _with_tasks(data: Any, tasks: list[Any], repairs: list[Repair]) -> Any:
-    """``data`` with ``tasks`` as its tasks when ``repairs`` says some were renamed, else ``data`` as it was."""
+def with_tasks(data: Any, tasks: list[Any], repairs: list[Repair]) -> Any:
+    """``data`` (an answer) with ``tasks`` as its tasks when ``repairs`` says some were changed, else ``data`` as it
+    was."""
     if not repairs:
         return data
     return {**data, "tasks": tasks} if isinstance(data, Mapping) else tasks
@@ -367,4 +368,4 @@ async def check_twins(scorer: Scorer, request: str, data: Any, known: Mapping[st
         repairs.append({"task_id": task.get("id"), "pass": "choice", "reason": (
             f"{chosen} and {pick} {kind}; asked about this step alone, in both orders, the planner picks {pick}"
             + (f" ({'; '.join(said)})" if said else ""))})
-    return _with_tasks(data, tasks, repairs), repairs, asked
+    return with_tasks(data, tasks, repairs), repairs, asked

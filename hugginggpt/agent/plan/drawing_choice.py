@@ -24,7 +24,7 @@ import asyncio
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from hugginggpt.agent.plan.choices import LETTERS, Scorer, answer_tasks, chosen_in_each, lettered
+from hugginggpt.agent.plan.choices import LETTERS, Scorer, answer_tasks, chosen_in_each, lettered, with_tasks
 from hugginggpt.agent.plan.model import Repair, media_files
 from hugginggpt.tools.resources.mentions import same_file
 from hugginggpt.tools.table import TaskSpec, map_makers
@@ -120,6 +120,4 @@ async def check_drawings(scorer: Scorer, request: str, data: Any, known: Mapping
         repairs.append({"task_id": task.get("id"), "pass": "choice", "reason": (
             f"{edit} of {image!r}; asked about this step alone, the planner says it draws a new picture along a map "
             f"of it (in both orders), {drawing} (in every order of the drawings)")})
-    if not repairs:
-        return data, [], len(cases)
-    return ({**data, "tasks": tasks} if isinstance(data, Mapping) else tasks), repairs, len(cases)
+    return with_tasks(data, tasks, repairs), repairs, len(cases)

@@ -19,7 +19,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import Any
 
-from hugginggpt.agent.plan.choices import LETTERS, Scorer, answer_tasks, lettered, rename
+from hugginggpt.agent.plan.choices import LETTERS, Scorer, answer_tasks, lettered, rename, with_tasks
 from hugginggpt.agent.plan.model import Repair
 from hugginggpt.tools.table import MEDIA_KINDS, TaskSpec
 
@@ -79,6 +79,4 @@ async def check_repeats(scorer: Scorer, request: str, data: Any,
         repairs.append({"task_id": task.get("id"), "pass": "choice", "reason": (
             f"{written} again after an earlier step; asked what this step gives the user (in every order), the "
             f"planner says {known[pick].gives}: {pick}")})
-    if not repairs:
-        return data, [], len(cases)
-    return ({**data, "tasks": tasks} if isinstance(data, Mapping) else tasks), repairs, len(cases)
+    return with_tasks(data, tasks, repairs), repairs, len(cases)
