@@ -110,8 +110,9 @@ TABLE: tuple[Setting, ...] = (
             "in one batch (with `checked` sampling), off one token at a time", on_off=True),
     Setting("HUGGINGGPT_CHOICE_CHECK", "on", "planning: on asks the embedded model, in questions of their own, "
             "about each task name it chose narrowly (between it and one or two others), each step of a task with a "
-            "twin or sibling, each step reading a file beside an unread new version of it (which it works on), and "
-            "each edit of a photo the user gives (an edit, or a drawing along a map of it); off keeps its answer",
+            "twin or sibling, each generation written again as the same task (what it gives the user), each step "
+            "reading a file beside an unread new version of it (which it works on), and each edit of a photo the "
+            "user gives (an edit, or a drawing along a map of it); off keeps its answer",
             on_off=True),
     Setting("HUGGINGGPT_WANTS_CHECK", "on", "planning: on asks the embedded model alone whether the user wants "
             "back a picture, sound or video that its answer says is wanted and no task makes, and plans afresh "
